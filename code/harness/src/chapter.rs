@@ -1,0 +1,353 @@
+//! The contract between a chapter crate and the harness, and the command line
+//! every chapter binary shares (`measure`, `render`, `exhibits`, `check`).
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::claims::Claim;
+use crate::exhibit::Block;
+use crate::fingerprint::{fingerprint, locked_versions};
+use crate::machine::{load_average, rustc_version, Machine};
+use crate::profile::Profile;
+use crate::progress::Progress;
+use crate::published::Dataset;
+use crate::render;
+use crate::results::{read_results, Provenance, ResultsFile, Store};
+
+/// What kind of thing an exhibit puts on the page (checked in the built HTML).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExhibitKind {
+    Table,
+    Figure,
+    Verdicts,
+    Text,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Exhibit {
+    pub name: &'static str,
+    pub kind: ExhibitKind,
+    pub about: &'static str,
+}
+
+/// A chapter of the book: its experiments, its claims and its exhibits.
+pub trait Chapter {
+    /// Everything one run measures. Stored as the `data` of a results file.
+    type Data: Serialize + DeserializeOwned;
+
+    /// The chapter's name: its crate, its results folder, its page.
+    const NAME: &'static str;
+    /// Crates whose versions decide the numbers (recorded from Cargo.lock).
+    const MEASURED_CRATES: &'static [&'static str];
+    const EXHIBITS: &'static [Exhibit];
+    const CLAIMS: &'static [Claim];
+
+    /// Runs every experiment of the profile, validating the work as it goes.
+    /// An experiment that fails validation returns an error: nothing is written.
+    fn measure(profile: Profile, progress: &Progress) -> Result<Self::Data>;
+
+    /// Sanity checks on data read from a file (import, load): shapes, counts,
+    /// positive times. Return an error naming what is wrong.
+    fn check(data: &Self::Data) -> Result<()>;
+
+    fn render(exhibit: &str, book: &Book<Self::Data>) -> Result<Vec<Block>>;
+}
+
+/// One machine's results as the page sees them.
+pub struct Run<D> {
+    pub path: PathBuf,
+    pub provenance: Provenance,
+    pub data: D,
+    /// The chapter's code, lock file, toolchain or profile changed since.
+    pub stale: bool,
+    /// Measured on the fly with the smoke profile because no results existed.
+    pub ephemeral: bool,
+}
+
+impl<D> Run<D> {
+    pub fn machine(&self) -> &str {
+        &self.provenance.machine.id
+    }
+
+    pub fn arch(&self) -> &str {
+        &self.provenance.machine.arch
+    }
+}
+
+/// Every machine's results for one chapter, plus its published datasets.
+pub struct Book<D> {
+    pub chapter: &'static str,
+    pub runs: Vec<Run<D>>,
+    pub store: Store,
+}
+
+impl<D> Book<D> {
+    /// `results/<chapter>/published-<name>.json`.
+    pub fn published(&self, name: &str) -> Result<Dataset> {
+        Dataset::load(
+            &self
+                .store
+                .chapter_dir(self.chapter)
+                .join(format!("published-{name}.json")),
+        )
+    }
+
+    /// The run of this machine if there is one, else the first (for single-machine exhibits).
+    pub fn primary(&self) -> &Run<D> {
+        let here = Machine::detect().id;
+        self.runs
+            .iter()
+            .find(|r| r.machine() == here)
+            .unwrap_or(&self.runs[0])
+    }
+}
+
+#[derive(Parser)]
+#[command(about = "Measure and render one chapter of the book")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the chapter's experiments and write this machine's results file.
+    Measure {
+        #[arg(long, default_value = "quick")]
+        profile: Profile,
+        /// Results folder (default: code/results, or $BOOK_RESULTS_DIR).
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// Print one exhibit as markdown (tables, inline SVG, verdicts).
+    Render {
+        exhibit: String,
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// List the chapter's exhibits, their kinds and its claims.
+    Exhibits,
+    /// Validate a results file (schema, chapter, provenance, sane values).
+    Check { files: Vec<PathBuf> },
+}
+
+/// `fn main() -> ExitCode { harness::chapter_main::<MyChapter>() }`
+pub fn chapter_main<C: Chapter>() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        None => measure::<C>(Profile::Quick, &Store::new(Store::default_root())).map(|_| ()),
+        Some(Command::Measure { profile, results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            measure::<C>(profile, &store).map(|_| ())
+        }
+        Some(Command::Render { exhibit, results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            match render_exhibit::<C>(&exhibit, &store) {
+                Ok(markdown) => {
+                    print!("{markdown}");
+                    Ok(())
+                }
+                Err(e) => {
+                    // cmdrun shows stdout in the page; scripts/build looks for this.
+                    println!(
+                        "\n**render error** in chapter `{}`, exhibit `{exhibit}`: {e:#}\n",
+                        C::NAME
+                    );
+                    Err(e)
+                }
+            }
+        }
+        Some(Command::Exhibits) => {
+            for e in C::EXHIBITS {
+                println!("{}\t{:?}\t{}", e.name, e.kind, e.about);
+            }
+            for c in C::CLAIMS {
+                println!("claim\t{}\t{}", c.id, c.statement);
+            }
+            Ok(())
+        }
+        Some(Command::Check { files }) => files.iter().try_for_each(|f| {
+            let file = check_file::<C>(f)?;
+            println!(
+                "ok: {} ({} results from {}, {} profile)",
+                f.display(),
+                C::NAME,
+                file.provenance.machine.id,
+                file.provenance.profile
+            );
+            Ok(())
+        }),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads and fully validates a results file of chapter `C`.
+pub fn check_file<C: Chapter>(path: &Path) -> Result<ResultsFile<C::Data>> {
+    let file: ResultsFile<C::Data> = read_results(path, C::NAME)?;
+    let p = &file.provenance;
+    if p.machine.id.is_empty() || p.machine.arch.is_empty() || p.machine.cores == 0 {
+        bail!(
+            "{}: provenance names no machine, architecture or cores",
+            path.display()
+        );
+    }
+    if p.rustc.is_empty() || p.fingerprint.is_empty() || p.date.is_empty() {
+        bail!(
+            "{}: provenance lacks rustc, fingerprint or date",
+            path.display()
+        );
+    }
+    if !(p.wall_time_s.is_finite() && p.wall_time_s >= 0.0) {
+        bail!(
+            "{}: wall time {} is not a duration",
+            path.display(),
+            p.wall_time_s
+        );
+    }
+    C::check(&file.data)
+        .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+    Ok(file)
+}
+
+fn provenance<C: Chapter>(
+    profile: Profile,
+    started: Instant,
+    load: Option<f64>,
+) -> Result<Provenance> {
+    let code = crate::code_dir();
+    Ok(Provenance {
+        machine: Machine::detect(),
+        rustc: rustc_version().to_string(),
+        crates: locked_versions(&code, C::MEASURED_CRATES)?,
+        fingerprint: fingerprint(&code, C::NAME, profile)?,
+        profile,
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        wall_time_s: started.elapsed().as_secs_f64(),
+        load_average_at_start: load,
+    })
+}
+
+/// Measures, validates and builds the results file, without writing it.
+pub fn measure_in_memory<C: Chapter>(
+    profile: Profile,
+    progress: &Progress,
+) -> Result<ResultsFile<C::Data>> {
+    let load = load_average();
+    let started = Instant::now();
+    let data = C::measure(profile, progress)?;
+    C::check(&data).context("the run's own results failed the chapter's checks")?;
+    Ok(ResultsFile::new(
+        C::NAME,
+        provenance::<C>(profile, started, load)?,
+        data,
+    ))
+}
+
+/// Measures and writes this machine's results file. Refuses to start when the
+/// file it would replace is unreadable: a corrupt or foreign file is evidence
+/// someone should look at, not something to overwrite silently.
+pub fn measure<C: Chapter>(profile: Profile, store: &Store) -> Result<PathBuf> {
+    let target = store.results_path(C::NAME, &Machine::detect().id);
+    if target.exists() {
+        read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
+            format!(
+                "refusing to replace {}: move it away or delete it first",
+                target.display()
+            )
+        })?;
+    }
+    let progress = Progress::new(C::NAME);
+    let file = measure_in_memory::<C>(profile, &progress)?;
+    progress.finish();
+    let path = store.write(&file)?;
+    eprintln!(
+        "{}: {} profile took {:.1} s; wrote {}",
+        C::NAME,
+        profile,
+        file.provenance.wall_time_s,
+        path.display()
+    );
+    Ok(path)
+}
+
+/// Loads every machine's results, marking stale ones. With none at all, measures
+/// the smoke profile once (cached under target/, never under src/ or results/).
+pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
+    let code = crate::code_dir();
+    let mut runs = Vec::new();
+    for (path, file) in store.load_all::<C::Data>(C::NAME)? {
+        C::check(&file.data)
+            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        let current = fingerprint(&code, C::NAME, file.provenance.profile)?;
+        runs.push(Run {
+            stale: current != file.provenance.fingerprint,
+            provenance: file.provenance,
+            data: file.data,
+            path,
+            ephemeral: false,
+        });
+    }
+    if runs.is_empty() {
+        let cache = Store::new(code.join("target").join("smoke-results"));
+        let path = cache.results_path(C::NAME, &Machine::detect().id);
+        let fresh = fingerprint(&code, C::NAME, Profile::Smoke)?;
+        let cached = read_results::<C::Data>(&path, C::NAME)
+            .ok()
+            .filter(|f| f.provenance.fingerprint == fresh);
+        let file = match cached {
+            Some(f) => f,
+            None => {
+                eprintln!(
+                    "{}: no results for any machine; measuring the smoke profile",
+                    C::NAME
+                );
+                let file = measure_in_memory::<C>(Profile::Smoke, &Progress::new(C::NAME))?;
+                cache.write(&file)?;
+                file
+            }
+        };
+        runs.push(Run {
+            path,
+            provenance: file.provenance,
+            data: file.data,
+            stale: false,
+            ephemeral: true,
+        });
+    }
+    Ok(Book {
+        chapter: C::NAME,
+        runs,
+        store: store.clone(),
+    })
+}
+
+/// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
+pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String> {
+    let known = C::EXHIBITS.iter().any(|e| e.name == exhibit);
+    if exhibit != "provenance" && !known {
+        let names: Vec<_> = C::EXHIBITS.iter().map(|e| e.name).collect();
+        bail!(
+            "unknown exhibit {exhibit:?} for chapter {}: expected provenance or one of {}",
+            C::NAME,
+            names.join(", ")
+        );
+    }
+    let book = load_book::<C>(store)?;
+    let blocks = if exhibit == "provenance" {
+        Vec::new()
+    } else {
+        C::render(exhibit, &book)?
+    };
+    Ok(render::exhibit_markdown(C::NAME, exhibit, &book, &blocks))
+}

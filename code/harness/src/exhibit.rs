@@ -1,0 +1,163 @@
+//! What a chapter hands the harness to put on a page. Chapters build these
+//! from their results; the harness alone turns them into markdown and SVG.
+use crate::claims::Verdict;
+
+#[derive(Clone, Debug)]
+pub enum Block {
+    /// A sentence or two of computed text (plain markdown, numbers included).
+    Text(String),
+    Table(Table),
+    Figure(Figure),
+    Bars(BarChart),
+    Verdicts(Vec<Verdict>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub caption: String,
+    pub header: Vec<String>,
+    /// Per column; missing entries are right-aligned (numbers).
+    pub align: Vec<Align>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(caption: impl Into<String>, header: &[&str]) -> Self {
+        let mut align = vec![Align::Right; header.len()];
+        if let Some(first) = align.first_mut() {
+            *first = Align::Left;
+        }
+        Table {
+            caption: caption.into(),
+            header: header.iter().map(|s| s.to_string()).collect(),
+            align,
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn left(mut self, columns: &[usize]) -> Self {
+        for &c in columns {
+            self.align[c] = Align::Left;
+        }
+        self
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        assert_eq!(
+            row.len(),
+            self.header.len(),
+            "row width differs from header"
+        );
+        self.rows.push(row);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    Log,
+}
+
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub label: String,
+    pub scale: Scale,
+}
+
+impl Axis {
+    pub fn log(label: impl Into<String>) -> Self {
+        Axis {
+            label: label.into(),
+            scale: Scale::Log,
+        }
+    }
+
+    pub fn linear(label: impl Into<String>) -> Self {
+        Axis {
+            label: label.into(),
+            scale: Scale::Linear,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    /// Optional spread (confidence interval or percentile band) around y.
+    pub band: Option<(f64, f64)>,
+}
+
+impl Point {
+    pub fn new(x: f64, y: f64) -> Self {
+        Point { x, y, band: None }
+    }
+
+    pub fn with_band(x: f64, y: f64, lo: f64, hi: f64) -> Self {
+        Point {
+            x,
+            y,
+            band: Some((lo, hi)),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<Point>,
+    /// Published reference numbers: drawn dashed, labelled as such.
+    pub published: bool,
+}
+
+impl Series {
+    pub fn measured(label: impl Into<String>, points: Vec<Point>) -> Self {
+        Series {
+            label: label.into(),
+            points,
+            published: false,
+        }
+    }
+
+    pub fn published(label: impl Into<String>, points: Vec<Point>) -> Self {
+        Series {
+            label: label.into(),
+            points,
+            published: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// Short id, unique on its page (used for the element id).
+    pub id: String,
+    pub title: String,
+    pub caption: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub series: Vec<Series>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    /// Bars of one group share a colour (e.g. one per channel type).
+    pub group: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct BarChart {
+    pub id: String,
+    pub title: String,
+    pub caption: String,
+    pub value_axis: Axis,
+    pub bars: Vec<Bar>,
+}

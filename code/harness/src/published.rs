@@ -1,0 +1,68 @@
+//! Numbers published by the posts the book re-measures, kept as data with
+//! their source. They are drawn as reference rows, never mixed with measurements.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "async-rust-measured/published";
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Source {
+    /// Title of the post, as a reader would search for it.
+    pub title: String,
+    pub url: String,
+    /// The machine the numbers were measured on, as the source states it.
+    pub machine: String,
+    pub code: Option<String>,
+    pub published: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Dataset {
+    pub schema: String,
+    pub name: String,
+    pub source: Source,
+    /// What one row means, in the book's words.
+    pub description: String,
+    pub rows: Vec<BTreeMap<String, serde_json::Value>>,
+}
+
+impl Dataset {
+    pub fn load(path: &Path) -> Result<Dataset> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read published dataset {}", path.display()))?;
+        let ds: Dataset = serde_json::from_str(&text)
+            .with_context(|| format!("published dataset {} is not valid", path.display()))?;
+        if ds.schema != SCHEMA {
+            bail!(
+                "{} is not a published dataset (schema {:?})",
+                path.display(),
+                ds.schema
+            );
+        }
+        Ok(ds)
+    }
+
+    /// The rows as the chapter's own row type.
+    pub fn rows<R: DeserializeOwned>(&self) -> Result<Vec<R>> {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                serde_json::from_value(serde_json::Value::Object(row.clone().into_iter().collect()))
+                    .with_context(|| format!("published dataset {:?}, row {}", self.name, i + 1))
+            })
+            .collect()
+    }
+
+    /// "title (machine)" with a link, for captions and tables.
+    pub fn citation(&self) -> String {
+        format!(
+            "[{}]({}), {}",
+            self.source.title, self.source.url, self.source.machine
+        )
+    }
+}

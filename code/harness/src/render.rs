@@ -1,0 +1,234 @@
+//! Markdown for the page: exhibits, tables, verdicts and the provenance card.
+//! Everything here is emitted as blocks mdBook passes through untouched: no
+//! blank line inside an HTML element, a blank line around every block.
+use std::fmt::Write;
+
+use crate::chapter::{Book, Run};
+use crate::claims::Verdict;
+use crate::exhibit::{Align, Block, Table};
+use crate::svg;
+
+/// Escapes text for HTML element content and attribute values.
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn table(t: &Table) -> String {
+    let mut out = String::new();
+    if !t.caption.is_empty() {
+        let _ = writeln!(out, "<p class=\"table-caption\">{}</p>\n", t.caption);
+    }
+    let _ = writeln!(
+        out,
+        "| {} |",
+        t.header
+            .iter()
+            .map(|h| cell(h))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let rule: Vec<&str> = t
+        .align
+        .iter()
+        .map(|a| match a {
+            Align::Left => ":---",
+            Align::Right => "---:",
+        })
+        .collect();
+    let _ = writeln!(out, "|{}|", rule.join("|"));
+    for row in &t.rows {
+        let _ = writeln!(
+            out,
+            "| {} |",
+            row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+        );
+    }
+    out.push('\n');
+    out
+}
+
+pub fn verdicts(vs: &[Verdict]) -> String {
+    let mut t = Table::new(
+        "",
+        &[
+            "Claim",
+            "As published",
+            "Test applied",
+            "Machine",
+            "Verdict",
+            "Decided by",
+        ],
+    )
+    .left(&[1, 2, 3, 4, 5]);
+    for v in vs {
+        t.push(vec![
+            format!("**{}**", v.claim.id),
+            format!("{} ({})", v.claim.statement, v.claim.source),
+            v.claim.rule.to_string(),
+            v.machine.clone().unwrap_or_else(|| "none".into()),
+            format!(
+                "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+                v.outcome.css(),
+                v.claim.id,
+                v.outcome.label()
+            ),
+            v.evidence.clone(),
+        ]);
+    }
+    table(&t)
+}
+
+/// What the page must say about where the numbers come from, before the numbers.
+fn status_notes<D>(book: &Book<D>) -> String {
+    let mut out = String::new();
+    for run in &book.runs {
+        if run.ephemeral {
+            let _ = writeln!(
+                out,
+                "<p class=\"run-note smoke\"><span class=\"badge smoke\">smoke run</span> No committed \
+                 results exist for this chapter, so these numbers come from a short smoke run made \
+                 while building the page on {}. Run <code>scripts/fresh {}</code> for real ones.</p>\n",
+                html_escape(run.machine()),
+                book.chapter
+            );
+        } else if run.stale {
+            let _ = writeln!(
+                out,
+                "<p class=\"run-note stale\"><span class=\"badge stale\">stale</span> The results of \
+                 {} were measured by an earlier version of this chapter's code, lock file, toolchain \
+                 or profile (fingerprint {}). Run <code>scripts/fresh {}</code> to refresh them.</p>\n",
+                html_escape(run.machine()),
+                html_escape(&run.provenance.fingerprint),
+                book.chapter
+            );
+        }
+    }
+    out
+}
+
+pub fn provenance_card<D>(run: &Run<D>) -> String {
+    let p = &run.provenance;
+    let m = &p.machine;
+    let badge = if run.ephemeral {
+        " <span class=\"badge smoke\">smoke run</span>"
+    } else if run.stale {
+        " <span class=\"badge stale\">stale</span>"
+    } else {
+        " <span class=\"badge fresh\">current</span>"
+    };
+    let crates = p
+        .crates
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let load = p
+        .load_average_at_start
+        .map_or("unknown".to_string(), |l| format!("{l:.2}"));
+    let rows = [
+        ("Machine", m.id.clone()),
+        ("CPU", m.cpu.clone()),
+        ("Cores", m.cores.to_string()),
+        ("Architecture", m.arch.clone()),
+        ("Memory", crate::fmt::bytes_h(m.memory_bytes as f64)),
+        ("OS", format!("{} (kernel {})", m.os, m.kernel)),
+        ("Compiler", p.rustc.clone()),
+        ("Measured crates", crates),
+        ("Profile", p.profile.to_string()),
+        ("Date", p.date.clone()),
+        ("Wall time", format!("{:.1} s", p.wall_time_s)),
+        ("Load at start", load),
+        ("Fingerprint", p.fingerprint.clone()),
+    ];
+    let mut out = format!(
+        "<div class=\"provenance-card\" data-machine=\"{}\"><p class=\"provenance-title\">Measured on {}{badge}</p><dl>",
+        html_escape(&m.id),
+        html_escape(&m.id)
+    );
+    for (k, v) in rows {
+        let _ = write!(out, "<dt>{k}</dt><dd>{}</dd>", html_escape(&v));
+    }
+    out.push_str("</dl></div>\n\n");
+    out
+}
+
+fn block_kinds(blocks: &[Block]) -> String {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text(_) => "text".to_string(),
+            Block::Table(_) => "table".to_string(),
+            Block::Figure(_) | Block::Bars(_) => "figure".to_string(),
+            Block::Verdicts(v) => format!(
+                "verdicts:{}",
+                v.iter().map(|v| v.claim.id).collect::<Vec<_>>().join("+")
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One exhibit as it goes on the page. It opens with a marker the book checks
+/// use to find it in the HTML and to know what it must contain.
+pub fn exhibit_markdown<D>(
+    chapter: &str,
+    exhibit: &str,
+    book: &Book<D>,
+    blocks: &[Block],
+) -> String {
+    let mut out = String::new();
+    let kinds = if exhibit == "provenance" {
+        "provenance".to_string()
+    } else {
+        block_kinds(blocks)
+    };
+    let _ = writeln!(
+        out,
+        "\n<div class=\"exhibit-marker\" data-exhibit=\"{chapter}/{exhibit}\" data-blocks=\"{kinds}\"></div>\n"
+    );
+    out.push_str(&status_notes(book));
+    if exhibit == "provenance" {
+        for run in &book.runs {
+            out.push_str(&provenance_card(run));
+        }
+        return out;
+    }
+    for block in blocks {
+        match block {
+            Block::Text(t) => {
+                out.push_str(t.trim());
+                out.push_str("\n\n");
+            }
+            Block::Table(t) => out.push_str(&table(t)),
+            Block::Figure(f) => {
+                out.push_str(&svg::figure_html(&f.id, &f.caption, &svg::line_chart(f)))
+            }
+            Block::Bars(b) => {
+                out.push_str(&svg::figure_html(&b.id, &b.caption, &svg::bar_chart(b)))
+            }
+            Block::Verdicts(v) => out.push_str(&verdicts(v)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_pipe_tables_with_alignment_and_escaping() {
+        let mut t = Table::new("Heap", &["channel", "bytes"]);
+        t.push(vec!["a|b".into(), "800".into()]);
+        let md = table(&t);
+        assert!(md.contains("<p class=\"table-caption\">Heap</p>"));
+        assert!(md.contains("| channel | bytes |\n|:---|---:|\n| a\\|b | 800 |"));
+    }
+}

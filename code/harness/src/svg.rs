@@ -1,0 +1,423 @@
+//! Inline SVG figures drawn with plotters' SVG backend. Text stays `<text>`
+//! (no font files needed anywhere); axes and labels use `currentColor` so the
+//! figure follows every mdBook theme; series colours are mid-luminance so
+//! they hold contrast on light and dark backgrounds alike.
+use plotters::coord::ranged1d::SegmentValue;
+use plotters::prelude::*;
+
+use crate::exhibit::{BarChart, Figure, Scale};
+use crate::fmt;
+use crate::render::html_escape;
+
+pub const WIDTH: u32 = 760;
+const PLOT_HEIGHT: u32 = 400;
+const LEGEND_ROW: u32 = 22;
+
+/// Relative luminance between 0.12 and 0.22: at least 3:1 contrast against
+/// white, the rust theme's beige and the dark themes' near-black.
+pub const PALETTE: [(u8, u8, u8); 8] = [
+    (0x3b, 0x7d, 0xd8),
+    (0xc8, 0x60, 0x1a),
+    (0x2a, 0x8f, 0x47),
+    (0xb0, 0x5c, 0xc8),
+    (0xd6, 0x45, 0x3d),
+    (0x1c, 0x8a, 0x8c),
+    (0x9a, 0x7b, 0x4f),
+    (0xcc, 0x4b, 0x8a),
+];
+
+fn colour(i: usize) -> RGBColor {
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// Stands for the theme's text colour until `finish` swaps in `currentColor`.
+const INK: RGBColor = RGBColor(0, 0, 0);
+
+fn finish(svg: String, title: &str) -> String {
+    // plotters writes `<svg width=".." height=".." viewBox="..">`; keep only the
+    // viewBox so the figure scales to the column, and make it accessible.
+    let svg = svg
+        .replace("#000000", "currentColor")
+        .replace("#000", "currentColor");
+    let start = svg.find("<svg").unwrap_or(0);
+    let header_end = svg[start..].find('>').map_or(0, |i| start + i);
+    let header = &svg[start..header_end];
+    let view_box = header
+        .split("viewBox=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or("0 0 760 400")
+        .to_string();
+    let mut out = format!(
+        "<svg class=\"figure-svg\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{view_box}\" role=\"img\" aria-label=\"{}\">",
+        html_escape(title)
+    );
+    out.push_str(&svg[header_end + 1..]);
+    // A blank line would end the HTML block in markdown.
+    out.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn figure_html(id: &str, caption: &str, svg: &str) -> String {
+    format!(
+        "<figure class=\"bench-figure\" id=\"fig-{id}\">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n\n"
+    )
+}
+
+fn tick(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e9 {
+        format!("{}G", fmt::sig3(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", fmt::sig3(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", fmt::sig3(v / 1e3))
+    } else if a >= 1.0 {
+        format!("{}", (v * 100.0).round() / 100.0)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn bounds(values: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
+    let vs: Vec<f64> = values
+        .filter(|v| v.is_finite() && (scale == Scale::Linear || *v > 0.0))
+        .collect();
+    let lo = vs.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = vs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return (1.0, 10.0);
+    }
+    match scale {
+        Scale::Log => {
+            let (lo, hi) = if lo == hi {
+                (lo / 2.0, hi * 2.0)
+            } else {
+                (lo, hi)
+            };
+            (lo / 1.25, hi * 1.25)
+        }
+        Scale::Linear => {
+            let pad = if hi > lo {
+                (hi - lo) * 0.06
+            } else {
+                hi.abs().max(1.0) * 0.1
+            };
+            ((lo - pad).min(0.0_f64.max(lo - pad)), hi + pad)
+        }
+    }
+}
+
+fn legend_height(n: usize) -> u32 {
+    (n as u32).div_ceil(2) * LEGEND_ROW + 12
+}
+
+/// Legend under the plot, two columns; published series drawn dashed.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    entries: &[(String, usize, bool)],
+) {
+    let font = ("sans-serif", 14).into_font().color(&INK);
+    for (i, (label, colour_index, dashed)) in entries.iter().enumerate() {
+        let x = 70 + (i as i32 % 2) * 340;
+        let y = 10 + (i as i32 / 2) * LEGEND_ROW as i32;
+        let style = colour(*colour_index).stroke_width(3);
+        if *dashed {
+            for k in 0..3 {
+                let _ = area.draw(&PathElement::new(
+                    vec![(x + k * 10, y + 8), (x + k * 10 + 6, y + 8)],
+                    style,
+                ));
+            }
+        } else {
+            let _ = area.draw(&PathElement::new(vec![(x, y + 8), (x + 26, y + 8)], style));
+        }
+        let _ = area.draw(&Text::new(label.clone(), (x + 34, y), font.clone()));
+    }
+}
+
+macro_rules! draw_lines {
+    ($area:expr, $fig:expr, $xr:expr, $yr:expr) => {{
+        let fig: &Figure = $fig;
+        let mut chart = ChartBuilder::on($area)
+            .caption(&fig.title, ("sans-serif", 18).into_font().color(&INK))
+            .margin(14)
+            .x_label_area_size(46)
+            .y_label_area_size(74)
+            .build_cartesian_2d($xr, $yr)
+            .expect("chart layout");
+        chart
+            .configure_mesh()
+            .x_desc(fig.x.label.as_str())
+            .y_desc(fig.y.label.as_str())
+            .axis_style(INK.stroke_width(1))
+            .bold_line_style(INK.mix(0.12))
+            .light_line_style(INK.mix(0.04))
+            .label_style(("sans-serif", 13).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", 14).into_font().color(&INK))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .draw()
+            .expect("mesh");
+        for (i, s) in fig.series.iter().enumerate() {
+            let style = colour(i).stroke_width(if s.published { 2 } else { 3 });
+            let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.x, p.y)).collect();
+            if s.published {
+                chart
+                    .draw_series(DashedLineSeries::new(pts.clone(), 7, 5, style))
+                    .expect("series");
+            } else {
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), style))
+                    .expect("series");
+            }
+            chart
+                .draw_series(pts.iter().map(|&(x, y)| {
+                    if s.published {
+                        Circle::new((x, y), 3, colour(i).stroke_width(2))
+                    } else {
+                        Circle::new((x, y), 3, colour(i).filled())
+                    }
+                }))
+                .expect("points");
+            chart
+                .draw_series(s.points.iter().filter_map(|p| {
+                    p.band.map(|(lo, hi)| {
+                        ErrorBar::new_vertical(p.x, lo, p.y, hi, colour(i).stroke_width(1), 8)
+                    })
+                }))
+                .expect("bands");
+        }
+    }};
+}
+
+pub fn line_chart(fig: &Figure) -> String {
+    let entries: Vec<(String, usize, bool)> = fig
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.label.clone(), i, s.published))
+        .collect();
+    let height = PLOT_HEIGHT + legend_height(entries.len());
+    let (x0, x1) = bounds(
+        fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.x)),
+        fig.x.scale,
+    );
+    let (y0, y1) = bounds(
+        fig.series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .flat_map(|p| [Some(p.y), p.band.map(|b| b.0), p.band.map(|b| b.1)])
+                .flatten()
+        }),
+        fig.y.scale,
+    );
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
+        let (plot, legend) = root.split_vertically(PLOT_HEIGHT);
+        match (fig.x.scale, fig.y.scale) {
+            (Scale::Linear, Scale::Linear) => draw_lines!(&plot, fig, x0..x1, y0..y1),
+            (Scale::Log, Scale::Linear) => draw_lines!(&plot, fig, (x0..x1).log_scale(), y0..y1),
+            (Scale::Linear, Scale::Log) => draw_lines!(&plot, fig, x0..x1, (y0..y1).log_scale()),
+            (Scale::Log, Scale::Log) => {
+                draw_lines!(&plot, fig, (x0..x1).log_scale(), (y0..y1).log_scale())
+            }
+        }
+        draw_legend(&legend, &entries);
+        root.present().expect("svg");
+    }
+    finish(buf, &fig.title)
+}
+
+macro_rules! draw_bars {
+    ($area:expr, $chart:expr, $xr:expr, $base:expr) => {{
+        let chart: &BarChart = $chart;
+        let n = chart.bars.len();
+        let groups = groups(chart);
+        let labels: Vec<String> = chart.bars.iter().map(|b| b.label.clone()).collect();
+        let mut c = ChartBuilder::on($area)
+            .caption(&chart.title, ("sans-serif", 18).into_font().color(&INK))
+            .margin(14)
+            .x_label_area_size(46)
+            .y_label_area_size(250)
+            .build_cartesian_2d($xr, (0..n).into_segmented())
+            .expect("chart layout");
+        c.configure_mesh()
+            .x_desc(chart.value_axis.label.as_str())
+            .axis_style(INK.stroke_width(1))
+            .bold_line_style(INK.mix(0.12))
+            .light_line_style(INK.mix(0.04))
+            .disable_y_mesh()
+            .y_labels(n)
+            .label_style(("sans-serif", 13).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", 14).into_font().color(&INK))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+                _ => String::new(),
+            })
+            .draw()
+            .expect("mesh");
+        c.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
+            let g = groups.iter().position(|g| *g == b.group).unwrap_or(0);
+            let mut r = Rectangle::new(
+                [
+                    ($base, SegmentValue::Exact(i)),
+                    (b.value, SegmentValue::Exact(i + 1)),
+                ],
+                colour(g).filled(),
+            );
+            r.set_margin(4, 4, 0, 0);
+            r
+        }))
+        .expect("bars");
+    }};
+}
+
+fn groups(chart: &BarChart) -> Vec<String> {
+    let mut groups: Vec<String> = Vec::new();
+    for b in &chart.bars {
+        if !groups.contains(&b.group) {
+            groups.push(b.group.clone());
+        }
+    }
+    groups
+}
+
+pub fn bar_chart(chart: &BarChart) -> String {
+    let groups = groups(chart);
+    let entries: Vec<(String, usize, bool)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.clone(), i, false))
+        .collect();
+    let plot_height = 90 + 30 * chart.bars.len() as u32;
+    let height = plot_height + legend_height(entries.len());
+    let (x0, x1) = bounds(chart.bars.iter().map(|b| b.value), chart.value_axis.scale);
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
+        let (plot, legend) = root.split_vertically(plot_height);
+        match chart.value_axis.scale {
+            Scale::Log => draw_bars!(&plot, chart, (x0..x1).log_scale(), x0),
+            Scale::Linear => draw_bars!(&plot, chart, 0.0..x1, 0.0),
+        }
+        draw_legend(&legend, &entries);
+        root.present().expect("svg");
+    }
+    finish(buf, &chart.title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exhibit::{Axis, Bar, Point, Series};
+
+    fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+        let lin = |c: u8| {
+            let c = c as f64 / 255.0;
+            if c <= 0.03928 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    }
+
+    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let (la, lb) = (luminance(a), luminance(b));
+        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+    }
+
+    #[test]
+    fn series_colours_hold_3_to_1_contrast_on_every_mdbook_theme() {
+        // Page backgrounds of mdBook 0.4's light, rust, coal, navy and ayu themes.
+        let backgrounds = [
+            (0xff, 0xff, 0xff),
+            (0xe1, 0xe1, 0xdb),
+            (0x14, 0x16, 0x17),
+            (0x16, 0x19, 0x23),
+            (0x0f, 0x14, 0x19),
+        ];
+        for c in PALETTE {
+            for bg in backgrounds {
+                let k = contrast(c, bg);
+                assert!(k >= 3.0, "{c:?} on {bg:?}: contrast {k:.2}");
+            }
+        }
+    }
+
+    fn figure() -> Figure {
+        Figure {
+            id: "t".into(),
+            title: "Bytes vs size".into(),
+            caption: "cap".into(),
+            x: Axis::log("message size (B)"),
+            y: Axis::log("bytes"),
+            series: vec![
+                Series::measured(
+                    "tokio",
+                    vec![
+                        Point::new(8.0, 800.0),
+                        Point::with_band(1024.0, 33312.0, 33000.0, 34000.0),
+                    ],
+                ),
+                Series::published(
+                    "tokio (published)",
+                    vec![Point::new(8.0, 800.0), Point::new(1024.0, 33312.0)],
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_line_chart_is_one_themeable_svg_without_blank_lines() {
+        let svg = line_chart(&figure());
+        assert!(svg.starts_with("<svg class=\"figure-svg\""));
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches("<svg").count(), 1);
+        assert!(!svg.contains("\n\n"));
+        assert!(!svg.contains("#000000"), "axes must follow the theme");
+        assert!(svg.contains("currentColor"));
+        assert!(
+            svg.contains("tokio (published)\n</text>"),
+            "legend text is SVG text"
+        );
+        assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() > 2);
+        assert!(svg.contains("message size (B)"));
+    }
+
+    #[test]
+    fn a_bar_chart_labels_every_bar() {
+        let chart = BarChart {
+            id: "b".into(),
+            title: "10,000 channels".into(),
+            caption: String::new(),
+            value_axis: Axis::log("bytes"),
+            bars: vec![
+                Bar {
+                    label: "tokio 24 B".into(),
+                    value: 13_120_000.0,
+                    group: "tokio".into(),
+                },
+                Bar {
+                    label: "kanal 24 B".into(),
+                    value: 1_000_000.0,
+                    group: "kanal".into(),
+                },
+            ],
+        };
+        let svg = bar_chart(&chart);
+        assert!(svg.contains("tokio 24 B\n</text>") && svg.contains("kanal 24 B\n</text>"));
+        assert!(svg.matches("<rect").count() >= 2);
+        assert!(!svg.contains("\n\n"));
+    }
+}
