@@ -87,11 +87,11 @@ pub struct Book<D> {
 }
 
 impl<D> Book<D> {
-    /// `results/<chapter>/published-<name>.json`.
+    /// `code/results/<chapter>/published-<name>.json`: reference data lives
+    /// with the committed results even when measurements are read elsewhere.
     pub fn published(&self, name: &str) -> Result<Dataset> {
         Dataset::load(
-            &self
-                .store
+            &Store::new(crate::code_dir().join("results"))
                 .chapter_dir(self.chapter)
                 .join(format!("published-{name}.json")),
         )

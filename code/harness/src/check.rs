@@ -1,1 +1,240 @@
-pub fn placeholder() {}
+//! Checks on the book's sources and on the built HTML: the things mdBook and
+//! mdbook-cmdrun get wrong silently (errors written into the page, includes
+//! that match nothing, figures broken by a blank line).
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Every `{{#include file:anchor}}` in the markdown under `src` must name a
+/// file that exists and an anchor with at least one non-blank line.
+pub fn check_includes(src: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for entry in fs::read_dir(src).with_context(|| format!("cannot list {}", src.display()))? {
+        let page = entry?.path();
+        if page.extension().and_then(|e| e.to_str()) != Some("md") {
+            continue;
+        }
+        let text = fs::read_to_string(&page)?;
+        for (line_no, line) in text.lines().enumerate() {
+            for directive in ["{{#include ", "{{#rustdoc_include "] {
+                let Some(start) = line.find(directive) else {
+                    continue;
+                };
+                let rest = &line[start + directive.len()..];
+                let Some(end) = rest.find("}}") else { continue };
+                let target = rest[..end].trim();
+                let here = format!("{}:{}", page.display(), line_no + 1);
+                if let Some(problem) = check_include(&page, target) {
+                    problems.push(format!("{here}: {problem}"));
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn check_include(page: &Path, target: &str) -> Option<String> {
+    let (file, anchor) = match target.split_once(':') {
+        Some((f, a)) => (f, Some(a)),
+        None => (target, None),
+    };
+    let path = page.parent().unwrap_or(Path::new(".")).join(file);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Some(format!("include names {file}, which does not exist"));
+    };
+    let anchor = anchor?;
+    if anchor.chars().all(|c| c.is_ascii_digit() || c == ':') {
+        return None; // a line range, not an anchor
+    }
+    let begin = format!("ANCHOR: {anchor}");
+    let end = format!("ANCHOR_END: {anchor}");
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(from) = lines.iter().position(|l| l.trim_end().ends_with(&begin)) else {
+        return Some(format!("anchor {anchor:?} is not in {file}"));
+    };
+    let Some(to) = lines[from..]
+        .iter()
+        .position(|l| l.trim_end().ends_with(&end))
+    else {
+        return Some(format!("anchor {anchor:?} in {file} has no ANCHOR_END"));
+    };
+    let body = &lines[from + 1..from + to];
+    if body
+        .iter()
+        .all(|l| l.trim().is_empty() || l.contains("ANCHOR"))
+    {
+        return Some(format!("anchor {anchor:?} in {file} is empty"));
+    }
+    None
+}
+
+/// One exhibit found in a built page: where its marker said what it holds.
+#[derive(Debug)]
+struct Found<'a> {
+    exhibit: &'a str,
+    blocks: &'a str,
+    body: &'a str,
+}
+
+fn exhibits_in(html: &str) -> Vec<Found<'_>> {
+    const MARK: &str = "<div class=\"exhibit-marker\" data-exhibit=\"";
+    let starts: Vec<usize> = html.match_indices(MARK).map(|(i, _)| i).collect();
+    let mut found = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let after = &html[start + MARK.len()..];
+        let exhibit = after.split('"').next().unwrap_or("");
+        let blocks = after
+            .split("data-blocks=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or("");
+        let stop = starts
+            .get(k + 1)
+            .copied()
+            .or_else(|| html[start..].find("</main>").map(|i| start + i))
+            .unwrap_or(html.len());
+        found.push(Found {
+            exhibit,
+            blocks,
+            body: &html[start..stop],
+        });
+    }
+    found
+}
+
+/// Problems in one built page. `expected` lists the exhibits the page's source
+/// asks for; `claims` the claim ids that must have a verdict on it.
+pub fn check_page(page: &str, html: &str, expected: &[String], claims: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for needle in ["cmdrun error", "render error"] {
+        if html.contains(needle) {
+            let at = html.find(needle).unwrap_or(0);
+            let snippet: String = html[at..].chars().take(300).collect();
+            problems.push(format!("{page}: holds a {needle}: {snippet}"));
+        }
+    }
+    let empty_code = html.match_indices("<code class=\"language-").any(|(i, _)| {
+        let rest = &html[i..];
+        let open_end = rest.find('>').unwrap_or(0);
+        rest[open_end + 1..].trim_start().starts_with("</code>")
+    });
+    if empty_code {
+        problems.push(format!(
+            "{page}: has an empty code listing (an include matched nothing)"
+        ));
+    }
+    let found = exhibits_in(html);
+    for want in expected {
+        if !found.iter().any(|f| f.exhibit == want) {
+            problems.push(format!("{page}: exhibit {want} did not render"));
+        }
+    }
+    for f in &found {
+        for kind in f.blocks.split(',').filter(|k| !k.is_empty()) {
+            let ok = match kind {
+                "table" => f.body.contains("<table"),
+                "figure" => {
+                    let svg = f.body.find("<svg").map(|i| &f.body[i..]);
+                    match svg.and_then(|s| s.find("</svg>").map(|j| &s[..j])) {
+                        Some(inner) => !inner.contains("<p>"),
+                        None => false,
+                    }
+                }
+                "text" => true,
+                "provenance" => f.body.contains("provenance-card"),
+                v if v.starts_with("verdicts:") => v["verdicts:".len()..]
+                    .split('+')
+                    .all(|id| f.body.contains(&format!("data-claim=\"{id}\""))),
+                _ => false,
+            };
+            if !ok {
+                problems.push(format!(
+                    "{page}: exhibit {} lacks its {kind} (or it was broken by the markdown)",
+                    f.exhibit
+                ));
+            }
+        }
+    }
+    for claim in claims {
+        if !html.contains(&format!("data-claim=\"{claim}\"")) {
+            problems.push(format!("{page}: no verdict for claim {claim}"));
+        }
+    }
+    problems
+}
+
+/// The exhibits a page's source asks cmdrun to render, as `chapter/exhibit`.
+pub fn exhibits_requested(markdown: &str) -> Vec<String> {
+    markdown
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l.strip_prefix("<!--")?.trim().strip_prefix("cmdrun ")?;
+            let mut words = rest
+                .split_whitespace()
+                .skip_while(|w| *w != "render")
+                .skip(1);
+            let chapter = words.next()?;
+            let exhibit = words.next()?.trim_end_matches("-->");
+            Some(format!("{chapter}/{exhibit}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "<main><div class=\"exhibit-marker\" data-exhibit=\"a/grid\" data-blocks=\"table,figure,verdicts:X-1+X-2\"></div>\
+        <table></table><figure><svg><text>t</text></svg></figure>\
+        <span class=\"verdict holds\" data-claim=\"X-1\">holds</span><span data-claim=\"X-2\"></span></main>";
+
+    #[test]
+    fn a_complete_page_passes() {
+        let p = check_page("a.html", GOOD, &["a/grid".into()], &["X-1".into()]);
+        assert!(p.is_empty(), "{p:?}");
+    }
+
+    #[test]
+    fn errors_missing_exhibits_and_broken_figures_are_reported() {
+        let err = GOOD.replace("<table></table>", "**cmdrun error**: boom");
+        let p = check_page("a.html", &err, &[], &[]);
+        assert!(p.iter().any(|m| m.contains("cmdrun error")), "{p:?}");
+        assert!(p.iter().any(|m| m.contains("lacks its table")), "{p:?}");
+        let broken = GOOD.replace("<text>t</text>", "<p>oops</p>");
+        assert!(check_page("a.html", &broken, &[], &[])
+            .iter()
+            .any(|m| m.contains("figure")));
+        let p = check_page("a.html", GOOD, &["a/other".into()], &["X-3".into()]);
+        assert_eq!(p.len(), 2, "{p:?}");
+        let empty = format!("{GOOD}<pre><code class=\"language-rust\"></code></pre>");
+        assert!(check_page("a.html", &empty, &[], &[])[0].contains("empty code"));
+    }
+
+    #[test]
+    fn includes_must_name_a_real_non_empty_anchor() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(
+            dir.path().join("lib.rs"),
+            "// ANCHOR: full\nfn a() {}\n// ANCHOR_END: full\n// ANCHOR: empty\n// ANCHOR_END: empty\n",
+        )
+        .unwrap();
+        fs::write(
+            src.join("page.md"),
+            "{{#include ../lib.rs:full}}\n{{#include ../lib.rs:empty}}\n{{#include ../lib.rs:nope}}\n{{#include ../gone.rs}}\n",
+        )
+        .unwrap();
+        let p = check_includes(&src).unwrap();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(p[0].contains("empty") && p[1].contains("nope") && p[2].contains("gone.rs"));
+    }
+
+    #[test]
+    fn requested_exhibits_are_read_from_cmdrun_lines() {
+        let md = "text\n<!-- cmdrun ../code/target/release/harness render alloc-probe grid -->\n";
+        assert_eq!(exhibits_requested(md), vec!["alloc-probe/grid".to_string()]);
+    }
+}

@@ -1,1 +1,319 @@
-fn main() {}
+//! `harness`: the book's command line. It runs chapter binaries (which live
+//! beside it in the same target folder), imports results from other machines
+//! and checks the built book.
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use wait_timeout::ChildExt;
+
+use harness::check;
+use harness::fingerprint::fingerprint;
+use harness::profile::Profile;
+use harness::registry::{self, ChapterInfo, CHAPTERS};
+use harness::results::{read_results, write_atomically, Store};
+
+#[derive(Parser)]
+#[command(about = "Measure, render and check the book: async Rust's channels and locks, measured")]
+struct Cli {
+    /// Results folder (default: code/results, or $BOOK_RESULTS_DIR).
+    #[arg(long, global = true)]
+    results: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Chapters, their results files and whether those are stale.
+    List,
+    /// Chapter names, one a line (for scripts).
+    Chapters {
+        /// Only chapters whose crate measures.
+        #[arg(long)]
+        written: bool,
+    },
+    /// Measure chapters (default: every written chapter) and write results atomically.
+    Measure {
+        chapters: Vec<String>,
+        #[arg(long, default_value = "quick")]
+        profile: Profile,
+        /// Kill a chapter's run after this many seconds; nothing is written.
+        #[arg(long, default_value_t = 1800)]
+        timeout: u64,
+    },
+    /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page).
+    Render { chapter: String, exhibit: String },
+    /// Validate results files from another machine and add them beside the others.
+    Import { files: Vec<PathBuf> },
+    /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
+    CheckBook {
+        #[arg(default_value = "book")]
+        book: PathBuf,
+        #[arg(long, default_value = "src")]
+        src: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let store = Store::new(cli.results.clone().unwrap_or_else(Store::default_root));
+    let outcome = match cli.command {
+        Cmd::List => list(&store),
+        Cmd::Chapters { written } => {
+            for c in CHAPTERS.iter().filter(|c| c.written || !written) {
+                println!("{}", c.name);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Measure {
+            chapters,
+            profile,
+            timeout,
+        } => measure(&store, &chapters, profile, Duration::from_secs(timeout)),
+        Cmd::Render { chapter, exhibit } => render(&store, &chapter, &exhibit),
+        Cmd::Import { files } => import(&store, &files),
+        Cmd::CheckBook { book, src } => check_book(&book, &src),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The chapter binary, built into the same folder as this one.
+fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
+    if !chapter.written {
+        bail!(
+            "chapter {:?} has no experiments yet (its crate is not written)",
+            chapter.name
+        );
+    }
+    let exe = std::env::current_exe()?;
+    let path = exe.with_file_name(chapter.name);
+    if !path.exists() {
+        bail!(
+            "{} is not built; run `cargo build --release -p {}` in code/ (scripts/build does)",
+            path.display(),
+            chapter.name
+        );
+    }
+    Ok(path)
+}
+
+fn list(store: &Store) -> Result<ExitCode> {
+    let code = harness::code_dir();
+    for c in CHAPTERS {
+        let state = if c.written { "" } else { " (not written yet)" };
+        println!("{:<16} {}{state}", c.name, c.title);
+        for path in store.machine_files(c.name)? {
+            match read_results::<serde_json::Value>(&path, c.name) {
+                Ok(file) => {
+                    let p = &file.provenance;
+                    let now = fingerprint(&code, c.name, p.profile)?;
+                    let fresh = if now == p.fingerprint {
+                        "current"
+                    } else {
+                        "STALE"
+                    };
+                    println!(
+                        "  {:<34} {:<6} {}  {fresh}",
+                        p.machine.id, p.profile, p.date
+                    );
+                }
+                Err(e) => println!("  UNREADABLE {e:#}"),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn measure(
+    store: &Store,
+    names: &[String],
+    profile: Profile,
+    timeout: Duration,
+) -> Result<ExitCode> {
+    // Resolve every name before measuring anything: a typo fails at once.
+    let chapters: Vec<&ChapterInfo> = if names.is_empty() {
+        registry::written().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| registry::find(n))
+            .collect::<Result<_>>()?
+    };
+    let binaries: Vec<PathBuf> = chapters.iter().map(|c| binary(c)).collect::<Result<_>>()?;
+    let mut failed = Vec::new();
+    for (chapter, bin) in chapters.iter().zip(binaries) {
+        let started = Instant::now();
+        eprintln!(
+            "== {} ({} profile, timeout {} s)",
+            chapter.name,
+            profile,
+            timeout.as_secs()
+        );
+        let mut child = Command::new(&bin)
+            .args(["measure", "--profile", profile.name(), "--results"])
+            .arg(&store.root)
+            .stdin(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {}", bin.display()))?;
+        let status = match child.wait_timeout(timeout)? {
+            Some(status) => status,
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                eprintln!(
+                    "error: {} timed out after {} s and was killed; its previous results are untouched",
+                    chapter.name,
+                    timeout.as_secs()
+                );
+                failed.push(chapter.name);
+                continue;
+            }
+        };
+        if status.success() {
+            eprintln!(
+                "== {} done in {:.1} s",
+                chapter.name,
+                started.elapsed().as_secs_f64()
+            );
+        } else {
+            eprintln!(
+                "error: {} failed ({status}); its previous results are untouched",
+                chapter.name
+            );
+            failed.push(chapter.name);
+        }
+    }
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("failed: {}", failed.join(", "));
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<ExitCode> {
+    let info = registry::find(chapter)?;
+    let status = Command::new(binary(info)?)
+        .args(["render", exhibit, "--results"])
+        .arg(&store.root)
+        .status()?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
+    if files.is_empty() {
+        bail!("name at least one results file to import");
+    }
+    // Validate everything first; copy only if every file passes.
+    let mut accepted = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", file.display()))?;
+        let chapter = value
+            .get("chapter")
+            .and_then(|c| c.as_str())
+            .with_context(|| format!("{} names no chapter", file.display()))?;
+        let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
+        let output = Command::new(binary(info)?)
+            .arg("check")
+            .arg(file)
+            .output()?;
+        if !output.status.success() {
+            bail!(
+                "{} was rejected: {}",
+                file.display(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        let machine = value["provenance"]["machine"]["id"].as_str().unwrap_or("");
+        if machine.is_empty()
+            || harness::machine::slug(machine) != machine
+            || machine.starts_with("published")
+        {
+            bail!(
+                "{}: machine id {machine:?} is not a plain lower-case name",
+                file.display()
+            );
+        }
+        accepted.push((store.results_path(chapter, machine), text));
+    }
+    for (target, text) in accepted {
+        let replaced = if target.exists() {
+            " (replacing that machine's earlier file)"
+        } else {
+            ""
+        };
+        write_atomically(&target, text.as_bytes())?;
+        println!("imported {}{replaced}", target.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
+    let out = Command::new(binary(info)?).arg("exhibits").output()?;
+    if !out.status.success() {
+        bail!("{} exhibits failed", info.name);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("claim\t"))
+        .filter_map(|l| l.split('\t').next())
+        .map(str::to_string)
+        .collect())
+}
+
+fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
+    let mut problems = check::check_includes(src)?;
+    let mut pages = vec![
+        ("introduction".to_string(), None),
+        ("method".into(), None),
+        ("reproduce".into(), None),
+    ];
+    pages.extend(CHAPTERS.iter().map(|c| (c.name.to_string(), Some(c))));
+    for (page, chapter) in pages {
+        let html_path = book.join(format!("{page}.html"));
+        let Ok(html) = std::fs::read_to_string(&html_path) else {
+            problems.push(format!(
+                "{} is missing from the built book",
+                html_path.display()
+            ));
+            continue;
+        };
+        let markdown = std::fs::read_to_string(src.join(format!("{page}.md"))).unwrap_or_default();
+        let claims = match chapter {
+            Some(c) if c.written => claims_of(c)?,
+            _ => Vec::new(),
+        };
+        let label = format!("chapter {page} ({})", html_path.display());
+        problems.extend(check::check_page(
+            &label,
+            &html,
+            &check::exhibits_requested(&markdown),
+            &claims,
+        ));
+    }
+    if problems.is_empty() {
+        println!("book check: every page present, every exhibit rendered, no errors");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for p in &problems {
+            eprintln!("book check: {p}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}

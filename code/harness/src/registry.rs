@@ -12,7 +12,7 @@ pub const CHAPTERS: &[ChapterInfo] = &[
     ChapterInfo {
         name: "fan-in",
         title: "Channel fan-in",
-        written: false,
+        written: true,
     },
     ChapterInfo {
         name: "mutex-swap",
@@ -22,7 +22,7 @@ pub const CHAPTERS: &[ChapterInfo] = &[
     ChapterInfo {
         name: "mutex-cost",
         title: "tokio vs std mutex",
-        written: false,
+        written: true,
     },
     ChapterInfo {
         name: "alloc-probe",
@@ -32,7 +32,7 @@ pub const CHAPTERS: &[ChapterInfo] = &[
     ChapterInfo {
         name: "channel-latency",
         title: "Cross-arch latency",
-        written: false,
+        written: true,
     },
 ];
 

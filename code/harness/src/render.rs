@@ -23,7 +23,8 @@ fn cell(s: &str) -> String {
 pub fn table(t: &Table) -> String {
     let mut out = String::new();
     if !t.caption.is_empty() {
-        let _ = writeln!(out, "<p class=\"table-caption\">{}</p>\n", t.caption);
+        // A markdown paragraph, so links and `code` in captions render.
+        let _ = writeln!(out, "**Table.** {}\n", t.caption);
     }
     let _ = writeln!(
         out,
@@ -228,7 +229,7 @@ mod tests {
         let mut t = Table::new("Heap", &["channel", "bytes"]);
         t.push(vec!["a|b".into(), "800".into()]);
         let md = table(&t);
-        assert!(md.contains("<p class=\"table-caption\">Heap</p>"));
+        assert!(md.contains("**Table.** Heap\n"));
         assert!(md.contains("| channel | bytes |\n|:---|---:|\n| a\\|b | 800 |"));
     }
 }

@@ -124,6 +124,7 @@ impl Store {
     /// `BOOK_RESULTS_DIR`, else `code/results` beside the harness crate.
     pub fn default_root() -> PathBuf {
         std::env::var_os("BOOK_RESULTS_DIR")
+            .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| crate::code_dir().join("results"))
     }

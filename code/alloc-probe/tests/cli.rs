@@ -1,0 +1,111 @@
+//! The chapter binary's command line on bad input: a clear error naming the
+//! problem, a non-zero exit, and existing results left exactly as they were.
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str], results: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .env("BOOK_MACHINE_ID", "test-machine")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Writes `text` as this machine's results file and returns its path.
+fn planted(dir: &Path, text: &str) -> std::path::PathBuf {
+    let path = dir.join("alloc-probe").join("test-machine.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn assert_refused(text: &str, expect: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = planted(dir.path(), text);
+    for args in [
+        &["render", "grid"][..],
+        &["measure", "--profile", "smoke"][..],
+    ] {
+        let out = run(args, dir.path());
+        assert!(!out.status.success(), "{args:?} accepted {text:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("test-machine.json") && err.contains(expect),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            text,
+            "{args:?} overwrote the file"
+        );
+    }
+}
+
+#[test]
+fn a_corrupt_results_file_is_named_and_kept() {
+    assert_refused("{\"schema\": \"async-rust-measured/resu", "not valid JSON");
+}
+
+#[test]
+fn a_results_file_of_another_schema_version_is_named_and_kept() {
+    let text =
+        r#"{"schema":"async-rust-measured/results","schema_version":0,"chapter":"alloc-probe"}"#;
+    assert_refused(text, "schema version 0");
+}
+
+#[test]
+fn a_foreign_json_file_is_named_and_kept() {
+    assert_refused(r#"{"name": "package.json"}"#, "not a results file");
+}
+
+#[test]
+fn unknown_exhibit_and_profile_names_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["render", "gird"], dir.path());
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("unknown exhibit \"gird\""),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("grid"),
+        "the error lists the known exhibits"
+    );
+
+    let out = run(&["measure", "--profile", "quik"], dir.path());
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("unknown profile 'quik'"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !dir.path().join("alloc-probe").exists(),
+        "a refused run wrote something"
+    );
+}
+
+#[test]
+fn a_smoke_measurement_writes_a_file_that_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["measure", "--profile", "smoke"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = dir.path().join("alloc-probe/test-machine.json");
+    let check = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", stderr(&check));
+    // No temporary file is left beside it.
+    let names: Vec<_> = fs::read_dir(file.parent().unwrap()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}

@@ -1,0 +1,100 @@
+//! The `harness` command line on bad input: errors name what is wrong, the
+//! exit code is non-zero, and nothing under the results folder changes.
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn harness(args: &[&str], results: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("--results")
+        .arg(results)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn refused(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "accepted; stderr: {err}");
+    assert!(err.contains(expect), "expected {expect:?} in: {err}");
+}
+
+/// A results folder holding one file, to prove refusals leave it alone.
+fn results_with_a_file() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("alloc-probe/some-machine.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, "precious").unwrap();
+    (dir, file)
+}
+
+#[test]
+fn unknown_chapters_are_named_and_nothing_runs() {
+    let (dir, file) = results_with_a_file();
+    let out = harness(&["measure", "alloc-probe", "fan-out"], dir.path());
+    refused(&out, "unknown chapter \"fan-out\"");
+    refused(&out, "alloc-probe, channel-latency");
+    refused(
+        &harness(&["render", "nope", "grid"], dir.path()),
+        "unknown chapter \"nope\"",
+    );
+    assert_eq!(fs::read_to_string(file).unwrap(), "precious");
+}
+
+#[test]
+fn unknown_profiles_are_named() {
+    let (dir, _) = results_with_a_file();
+    refused(
+        &harness(&["measure", "--profile", "fast"], dir.path()),
+        "unknown profile 'fast': expected one of smoke, quick, full",
+    );
+}
+
+#[test]
+fn import_rejects_junk_and_copies_nothing() {
+    let (dir, file) = results_with_a_file();
+    let junk = dir.path().join("junk.json");
+    fs::write(&junk, "<html>").unwrap();
+    refused(
+        &harness(&["import", junk.to_str().unwrap()], dir.path()),
+        "junk.json is not valid JSON",
+    );
+    fs::write(&junk, r#"{"chapter": "weather"}"#).unwrap();
+    refused(
+        &harness(&["import", junk.to_str().unwrap()], dir.path()),
+        "unknown chapter \"weather\"",
+    );
+    fs::write(&junk, r#"{"schema": "x"}"#).unwrap();
+    refused(
+        &harness(&["import", junk.to_str().unwrap()], dir.path()),
+        "names no chapter",
+    );
+    refused(
+        &harness(&["import"], dir.path()),
+        "at least one results file",
+    );
+    let missing = dir.path().join("missing.json");
+    refused(
+        &harness(&["import", missing.to_str().unwrap()], dir.path()),
+        "missing.json",
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "precious");
+    assert_eq!(fs::read_dir(file.parent().unwrap()).unwrap().count(), 1);
+}
+
+#[test]
+fn check_book_fails_on_an_empty_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    let out = harness(
+        &[
+            "check-book",
+            dir.path().join("book").to_str().unwrap(),
+            "--src",
+            src.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    refused(&out, "alloc-probe.html is missing from the built book");
+}
