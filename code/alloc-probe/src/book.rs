@@ -372,6 +372,7 @@ fn creation_figure(book: &Book<AllocData>) -> Result<Vec<Block>> {
             .map(|r| Point::new(r.msg_size as f64, r.heap_after_create as f64))
             .collect();
         published_points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let same = coinciding(&run.data.sweep);
         series.push(Series::published(
             "tokio mpsc, bounded (published)",
             published_points,
@@ -382,7 +383,7 @@ fn creation_figure(book: &Book<AllocData>) -> Result<Vec<Block>> {
             caption: format!(
                 "Live heap bytes right after creating one channel of <code>[u8; N]</code> with capacity {}, \
                  against N, on {}. Dashed: the published tokio figures. No runtime is involved: \
-                 channels are created and filled with <code>try_send</code> on one thread.",
+                 channels are created and filled with <code>try_send</code> on one thread.{same}",
                 crate::SWEEP_CAPACITY,
                 machine_caption(run)
             ),
@@ -395,6 +396,35 @@ fn creation_figure(book: &Book<AllocData>) -> Result<Vec<Block>> {
 }
 
 /// `tick` wraps the message type for markdown; figures take it bare.
+/// "Lines that coincide: a = b; c = d." for channels with identical sweeps,
+/// so a reader knows why some colours seem missing.
+fn coinciding(sweep: &[GridPoint]) -> String {
+    let created = |c: Channel| -> Vec<u64> {
+        sweep
+            .iter()
+            .filter(|p| p.channel == c)
+            .map(|p| p.footprint.created)
+            .collect()
+    };
+    let mut groups: Vec<Vec<Channel>> = Vec::new();
+    for c in Channel::ALL {
+        match groups.iter_mut().find(|g| created(g[0]) == created(c)) {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    let same: Vec<String> = groups
+        .iter()
+        .filter(|g| g.len() > 1)
+        .map(|g| g.iter().map(|c| c.label()).collect::<Vec<_>>().join(" = "))
+        .collect();
+    if same.is_empty() {
+        String::new()
+    } else {
+        format!(" Lines that coincide exactly: {}.", same.join("; "))
+    }
+}
+
 fn scenario_label(r: &ScenarioResult, tick: &str) -> String {
     let message = if r.boxed {
         format!("Box<[u8; {}]>", r.msg_size)
@@ -424,7 +454,7 @@ fn scenario_blocks(run: &Run<AllocData>) -> Vec<Block> {
                 s.about,
                 machine_caption(run)
             ),
-            value_axis: Axis::log("total heap bytes"),
+            value_axis: Axis::linear("total heap bytes"),
             bars: rows
                 .iter()
                 .map(|r| Bar {

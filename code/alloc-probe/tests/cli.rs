@@ -109,3 +109,78 @@ fn a_smoke_measurement_writes_a_file_that_checks() {
     let names: Vec<_> = fs::read_dir(file.parent().unwrap()).unwrap().collect();
     assert_eq!(names.len(), 1);
 }
+
+/// A valid results file for this test machine, from a real smoke run.
+fn measured(dir: &Path) -> (std::path::PathBuf, String) {
+    let out = run(&["measure", "--profile", "smoke"], dir);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let path = dir.join("alloc-probe/test-machine.json");
+    let text = fs::read_to_string(&path).unwrap();
+    (path, text)
+}
+
+fn only_file_is(path: &Path, text: &str) {
+    assert_eq!(
+        fs::read_to_string(path).unwrap(),
+        text,
+        "earlier results changed"
+    );
+    let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "a partial file was left behind: {names:?}");
+}
+
+#[test]
+fn a_hung_step_is_stopped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, text) = measured(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        .args([
+            "measure",
+            "--profile",
+            "smoke",
+            "--timeout",
+            "1",
+            "--results",
+        ])
+        .arg(dir.path())
+        .env("BOOK_MACHINE_ID", "test-machine")
+        .env("BOOK_FAULT_HANG", "scenarios")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(124), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("step \"scenarios"),
+        "{}",
+        stderr(&out)
+    );
+    only_file_is(&path, &text);
+}
+
+#[test]
+fn an_interrupted_run_leaves_earlier_results_and_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, text) = measured(dir.path());
+    for signal in ["INT", "TERM", "KILL"] {
+        // The hang keeps the run mid-way whatever the machine's speed.
+        let child = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+            .args(["measure", "--profile", "quick", "--results"])
+            .arg(dir.path())
+            .env("BOOK_MACHINE_ID", "test-machine")
+            .env("BOOK_FAULT_HANG", "scenarios")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "SIG{signal}: the run claims success");
+        only_file_is(&path, &text);
+    }
+}

@@ -123,6 +123,9 @@ enum Command {
         /// Results folder (default: code/results, or $BOOK_RESULTS_DIR).
         #[arg(long)]
         results: Option<PathBuf>,
+        /// Stop the run if one experiment step takes longer than this many seconds.
+        #[arg(long, default_value_t = 900)]
+        timeout: u64,
     },
     /// Print one exhibit as markdown (tables, inline SVG, verdicts).
     Render {
@@ -140,10 +143,14 @@ enum Command {
 pub fn chapter_main<C: Chapter>() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        None => measure::<C>(Profile::Quick, &Store::new(Store::default_root())).map(|_| ()),
-        Some(Command::Measure { profile, results }) => {
+        None => measure::<C>(Profile::Quick, &Store::new(Store::default_root()), 900).map(|_| ()),
+        Some(Command::Measure {
+            profile,
+            results,
+            timeout,
+        }) => {
             let store = Store::new(results.unwrap_or_else(Store::default_root));
-            measure::<C>(profile, &store).map(|_| ())
+            measure::<C>(profile, &store, timeout).map(|_| ())
         }
         Some(Command::Render { exhibit, results }) => {
             let store = Store::new(results.unwrap_or_else(Store::default_root));
@@ -257,7 +264,11 @@ pub fn measure_in_memory<C: Chapter>(
 /// Measures and writes this machine's results file. Refuses to start when the
 /// file it would replace is unreadable: a corrupt or foreign file is evidence
 /// someone should look at, not something to overwrite silently.
-pub fn measure<C: Chapter>(profile: Profile, store: &Store) -> Result<PathBuf> {
+pub fn measure<C: Chapter>(
+    profile: Profile,
+    store: &Store,
+    step_timeout_s: u64,
+) -> Result<PathBuf> {
     let target = store.results_path(C::NAME, &Machine::detect().id);
     if target.exists() {
         read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
@@ -267,7 +278,8 @@ pub fn measure<C: Chapter>(profile: Profile, store: &Store) -> Result<PathBuf> {
             )
         })?;
     }
-    let progress = Progress::new(C::NAME);
+    let progress =
+        Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
     let file = measure_in_memory::<C>(profile, &progress)?;
     progress.finish();
     let path = store.write(&file)?;
@@ -307,6 +319,12 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
             .filter(|f| f.provenance.fingerprint == fresh);
         let file = match cached {
             Some(f) => f,
+            None if std::env::var_os("BOOK_NO_MEASURE").is_some() => bail!(
+                "no results for chapter {} in {} and BOOK_NO_MEASURE is set: \
+                 commit results measured with scripts/fresh",
+                C::NAME,
+                store.chapter_dir(C::NAME).display()
+            ),
             None => {
                 eprintln!(
                     "{}: no results for any machine; measuring the smoke profile",

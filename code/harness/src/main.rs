@@ -11,6 +11,7 @@ use wait_timeout::ChildExt;
 
 use harness::check;
 use harness::fingerprint::fingerprint;
+use harness::machine::Machine;
 use harness::profile::Profile;
 use harness::registry::{self, ChapterInfo, CHAPTERS};
 use harness::results::{read_results, write_atomically, Store};
@@ -40,9 +41,16 @@ enum Cmd {
         chapters: Vec<String>,
         #[arg(long, default_value = "quick")]
         profile: Profile,
-        /// Kill a chapter's run after this many seconds; nothing is written.
-        #[arg(long, default_value_t = 1800)]
+        /// Stop a chapter when one experiment step runs longer than this many
+        /// seconds, naming the step; nothing is written for that chapter.
+        #[arg(long, default_value_t = 900)]
         timeout: u64,
+        /// Kill a chapter's whole run after this many seconds.
+        #[arg(long, default_value_t = 7200)]
+        chapter_timeout: u64,
+        /// Only chapters whose results for this machine are missing or stale.
+        #[arg(long)]
+        stale: bool,
     },
     /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page).
     Render { chapter: String, exhibit: String },
@@ -72,7 +80,16 @@ fn main() -> ExitCode {
             chapters,
             profile,
             timeout,
-        } => measure(&store, &chapters, profile, Duration::from_secs(timeout)),
+            chapter_timeout,
+            stale,
+        } => measure(
+            &store,
+            &chapters,
+            profile,
+            stale,
+            timeout,
+            Duration::from_secs(chapter_timeout),
+        ),
         Cmd::Render { chapter, exhibit } => render(&store, &chapter, &exhibit),
         Cmd::Import { files } => import(&store, &files),
         Cmd::CheckBook { book, src } => check_book(&book, &src),
@@ -133,14 +150,32 @@ fn list(store: &Store) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether this machine's results for a chapter are missing or stale, and why.
+fn staleness(store: &Store, chapter: &str) -> Result<Option<String>> {
+    let path = store.results_path(chapter, &Machine::detect().id);
+    if !path.exists() {
+        return Ok(Some("no results for this machine".into()));
+    }
+    let file = read_results::<serde_json::Value>(&path, chapter)?;
+    let now = fingerprint(&harness::code_dir(), chapter, file.provenance.profile)?;
+    Ok((now != file.provenance.fingerprint).then(|| {
+        format!(
+            "stale: code, lock file, toolchain or profile changed since {}",
+            file.provenance.date
+        )
+    }))
+}
+
 fn measure(
     store: &Store,
     names: &[String],
     profile: Profile,
-    timeout: Duration,
+    only_stale: bool,
+    step_timeout: u64,
+    chapter_timeout: Duration,
 ) -> Result<ExitCode> {
     // Resolve every name before measuring anything: a typo fails at once.
-    let chapters: Vec<&ChapterInfo> = if names.is_empty() {
+    let mut chapters: Vec<&ChapterInfo> = if names.is_empty() {
         registry::written().collect()
     } else {
         names
@@ -148,56 +183,98 @@ fn measure(
             .map(|n| registry::find(n))
             .collect::<Result<_>>()?
     };
+    if only_stale {
+        let mut keep = Vec::new();
+        for c in chapters {
+            match staleness(store, c.name)? {
+                Some(why) => {
+                    eprintln!("{}: {why}", c.name);
+                    keep.push(c);
+                }
+                None => eprintln!("{}: current, skipped", c.name),
+            }
+        }
+        chapters = keep;
+    }
     let binaries: Vec<PathBuf> = chapters.iter().map(|c| binary(c)).collect::<Result<_>>()?;
-    let mut failed = Vec::new();
-    for (chapter, bin) in chapters.iter().zip(binaries) {
+    let mut summary = Vec::new();
+    let mut failed = 0;
+    for (k, (chapter, bin)) in chapters.iter().zip(binaries).enumerate() {
         let started = Instant::now();
+        let target = store.results_path(chapter.name, &Machine::detect().id);
+        let before = read_results::<serde_json::Value>(&target, chapter.name).ok();
         eprintln!(
-            "== {} ({} profile, timeout {} s)",
+            "== [{}/{}] {} ({} profile, step timeout {} s)",
+            k + 1,
+            chapters.len(),
             chapter.name,
             profile,
-            timeout.as_secs()
+            step_timeout
         );
         let mut child = Command::new(&bin)
-            .args(["measure", "--profile", profile.name(), "--results"])
+            .args(["measure", "--profile", profile.name(), "--timeout"])
+            .arg(step_timeout.to_string())
+            .arg("--results")
             .arg(&store.root)
             .stdin(Stdio::null())
             .spawn()
             .with_context(|| format!("cannot start {}", bin.display()))?;
-        let status = match child.wait_timeout(timeout)? {
-            Some(status) => status,
+        let outcome = match child.wait_timeout(chapter_timeout)? {
+            Some(status) if status.success() => match before {
+                Some(b) => format!(
+                    "ok       replaced the {} run of {}",
+                    b.provenance.profile, b.provenance.date
+                ),
+                None => "ok       new results file".into(),
+            },
+            Some(status) => {
+                failed += 1;
+                let why = if status.code() == Some(124) {
+                    "TIMEOUT"
+                } else {
+                    "FAILED"
+                };
+                format!("{why:<8} ({status}); earlier results untouched")
+            }
             None => {
                 let _ = child.kill();
                 let _ = child.wait();
-                eprintln!(
-                    "error: {} timed out after {} s and was killed; its previous results are untouched",
-                    chapter.name,
-                    timeout.as_secs()
-                );
-                failed.push(chapter.name);
-                continue;
+                failed += 1;
+                format!(
+                    "KILLED   after {} s; earlier results untouched",
+                    chapter_timeout.as_secs()
+                )
             }
         };
-        if status.success() {
-            eprintln!(
-                "== {} done in {:.1} s",
-                chapter.name,
-                started.elapsed().as_secs_f64()
-            );
-        } else {
-            eprintln!(
-                "error: {} failed ({status}); its previous results are untouched",
-                chapter.name
-            );
-            failed.push(chapter.name);
+        summary.push(format!(
+            "{:<16} {:>7.1} s  {outcome}",
+            chapter.name,
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    eprintln!("\n== summary ({profile} profile)");
+    for line in &summary {
+        eprintln!("{line}");
+    }
+    let stale: Vec<String> = registry::written()
+        .filter_map(|c| {
+            staleness(store, c.name)
+                .ok()
+                .flatten()
+                .map(|why| format!("{}: {why}", c.name))
+        })
+        .collect();
+    if !stale.is_empty() {
+        eprintln!("still stale or missing on this machine:");
+        for s in stale {
+            eprintln!("  {s}");
         }
     }
-    if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
     } else {
-        eprintln!("failed: {}", failed.join(", "));
-        Ok(ExitCode::FAILURE)
-    }
+        ExitCode::FAILURE
+    })
 }
 
 fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<ExitCode> {

@@ -1,7 +1,7 @@
 //! Progress on the terminal while a chapter measures: a bar on a terminal,
 //! one line per step otherwise (CI logs, pipes).
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -12,6 +12,8 @@ pub struct Progress {
     started: Instant,
     lines: bool,
     state: Mutex<(u64, u64)>,
+    /// The step under way and when it began, watched by the watchdog.
+    current: Arc<Mutex<(String, Instant)>>,
 }
 
 impl Progress {
@@ -37,7 +39,29 @@ impl Progress {
             started: Instant::now(),
             lines,
             state: Mutex::new((0, 0)),
+            current: Arc::new(Mutex::new(("start-up".into(), Instant::now()))),
         }
+    }
+
+    /// Ends the process with exit code 124 if one step runs longer than
+    /// `limit`, naming the step. Results are written only after the last step,
+    /// so a killed run leaves the previous results file as it was.
+    pub fn with_watchdog(self, limit: Duration) -> Self {
+        let current = Arc::clone(&self.current);
+        let chapter = self.chapter.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(100).min(limit));
+            let (step, since) = current.lock().unwrap().clone();
+            if since.elapsed() > limit {
+                eprintln!(
+                    "\nerror: {chapter}: step \"{step}\" ran longer than {} s and was stopped; \
+                     no results were written and earlier results are untouched",
+                    limit.as_secs_f64()
+                );
+                std::process::exit(124);
+            }
+        });
+        self
     }
 
     /// A progress reporter that prints nothing (tests, in-memory smoke runs).
@@ -61,6 +85,8 @@ impl Progress {
         drop(state);
         self.bar.set_position(done);
         self.bar.set_message(what.to_string());
+        *self.current.lock().unwrap() = (what.to_string(), Instant::now());
+        fault_injection(&what.to_string());
         if self.lines {
             let elapsed = self.started.elapsed();
             let left = if done > 0 && total > done {
@@ -88,6 +114,18 @@ impl Progress {
 
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+}
+
+/// `BOOK_FAULT_HANG=<text>` makes the step whose label contains `<text>` hang,
+/// so tests can prove that a hung experiment is stopped and named.
+fn fault_injection(step: &str) {
+    if let Some(pattern) = std::env::var_os("BOOK_FAULT_HANG") {
+        if !pattern.is_empty() && step.contains(pattern.to_string_lossy().as_ref()) {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
     }
 }
 

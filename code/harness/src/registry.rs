@@ -17,7 +17,7 @@ pub const CHAPTERS: &[ChapterInfo] = &[
     ChapterInfo {
         name: "mutex-swap",
         title: "Mutex swap",
-        written: false,
+        written: true,
     },
     ChapterInfo {
         name: "mutex-cost",

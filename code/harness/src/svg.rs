@@ -69,17 +69,23 @@ pub fn figure_html(id: &str, caption: &str, svg: &str) -> String {
 }
 
 fn tick(v: f64) -> String {
+    // Round numbers print without decimals: 1k, 10k, 2.5M.
+    fn short(v: f64) -> String {
+        if (v - v.round()).abs() < 1e-9 {
+            format!("{v:.0}")
+        } else {
+            fmt::sig3(v)
+        }
+    }
     let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 1e9 {
-        format!("{}G", fmt::sig3(v / 1e9))
+    if a >= 1e9 {
+        format!("{}G", short(v / 1e9))
     } else if a >= 1e6 {
-        format!("{}M", fmt::sig3(v / 1e6))
-    } else if a >= 1e4 {
-        format!("{}k", fmt::sig3(v / 1e3))
-    } else if a >= 1.0 {
-        format!("{}", (v * 100.0).round() / 100.0)
+        format!("{}M", short(v / 1e6))
+    } else if a >= 1e3 {
+        format!("{}k", short(v / 1e3))
+    } else if a >= 1.0 || a == 0.0 {
+        short(v)
     } else {
         format!("{v:.2}")
     }
@@ -393,6 +399,15 @@ mod tests {
         );
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() > 2);
         assert!(svg.contains("message size (B)"));
+    }
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(1000.0), "1k");
+        assert_eq!(tick(10_000.0), "10k");
+        assert_eq!(tick(2_500_000.0), "2.50M");
+        assert_eq!(tick(0.5), "0.50");
+        assert_eq!(tick(8.0), "8");
     }
 
     #[test]
