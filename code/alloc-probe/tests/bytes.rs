@@ -69,7 +69,7 @@ fn tokio_bytes_follow_the_fitted_formula() {
 
 fn the_probe_rejects_bad_work() {
     let mut p = HeapProbe::start();
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<[u8; 8]>(4);
+    let (tx, rx) = tokio::sync::mpsc::channel::<[u8; 8]>(4);
     p.created();
     let err = p.fill(5, |m| tx.try_send(m).is_ok()).unwrap_err();
     assert!(err.to_string().contains("refused message 5 of 5"), "{err}");

@@ -145,7 +145,6 @@ mod tests {
 
     #[test]
     fn criterion_estimates_come_back_with_an_interval() {
-        let scratch = tempfile::tempdir().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let scratch = dir.path();
         let t = measure(scratch, Sampling::new(10, 50, 200), "sum-1-1000", |b| {
