@@ -52,6 +52,9 @@ build_book() {
     local out=$1 results=${2:-}
     (cd "$ROOT" && BOOK_RESULTS_DIR="$results" mdbook build --dest-dir "$out" 2>&1 | grep -v '^\s*$' >&2) \
         || die "mdbook build failed"
+    # Raw results and tables for download; the build writes them into the
+    # output, never under src/ (mdbook serve would rebuild forever).
+    BOOK_RESULTS_DIR="$results" "$HARNESS" export "$out" >&2
     "$HARNESS" check-book "$out" --src "$ROOT/src" \
         || die "the built book at $out has problems (listed above)"
 }

@@ -133,6 +133,9 @@ enum Command {
         #[arg(long)]
         results: Option<PathBuf>,
     },
+    /// Write the raw results (JSON) and every table (CSV) into a folder, for
+    /// download from the built book.
+    Export { dir: PathBuf },
     /// List the chapter's exhibits, their kinds and its claims.
     Exhibits,
     /// Validate a results file (schema, chapter, provenance, sane values).
@@ -168,6 +171,11 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                     Err(e)
                 }
             }
+        }
+        Some(Command::Export { dir }) => {
+            export::<C>(&Store::new(Store::default_root()), &dir).map(|n| {
+                eprintln!("{}: {n} files written to {}", C::NAME, dir.display());
+            })
         }
         Some(Command::Exhibits) => {
             for e in C::EXHIBITS {
@@ -350,6 +358,47 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
     })
 }
 
+/// Every table the chapter's exhibits show, named `<exhibit>.csv`
+/// (`<exhibit>-2.csv`, ... when an exhibit shows several).
+pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, crate::exhibit::Table)>> {
+    let mut out = Vec::new();
+    for e in C::EXHIBITS {
+        let found: Vec<_> = C::render(e.name, book)?
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        for (i, t) in found.into_iter().enumerate() {
+            let name = if i == 0 {
+                format!("{}.csv", e.name)
+            } else {
+                format!("{}-{}.csv", e.name, i + 1)
+            };
+            out.push((name, t));
+        }
+    }
+    Ok(out)
+}
+
+/// Copies the machines' results files and writes the tables as CSV into `dir`.
+pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let book = load_book::<C>(store)?;
+    let mut written = 0;
+    for run in book.runs.iter().filter(|r| !r.ephemeral) {
+        let name = run.path.file_name().context("results file has no name")?;
+        std::fs::copy(&run.path, dir.join(name))?;
+        written += 1;
+    }
+    for (name, table) in tables::<C>(&book)? {
+        std::fs::write(dir.join(name), render::csv(&table))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
 /// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
 pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String> {
     let known = C::EXHIBITS.iter().any(|e| e.name == exhibit);
@@ -362,10 +411,12 @@ pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String
         );
     }
     let book = load_book::<C>(store)?;
-    let blocks = if exhibit == "provenance" {
-        Vec::new()
-    } else {
-        C::render(exhibit, &book)?
-    };
+    if exhibit == "provenance" {
+        let csv: Vec<String> = tables::<C>(&book)?.into_iter().map(|(n, _)| n).collect();
+        let mut md = render::exhibit_markdown(C::NAME, exhibit, &book, &[]);
+        md.push_str(&render::downloads(C::NAME, &book, &csv));
+        return Ok(md);
+    }
+    let blocks = C::render(exhibit, &book)?;
     Ok(render::exhibit_markdown(C::NAME, exhibit, &book, &blocks))
 }

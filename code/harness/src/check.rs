@@ -69,6 +69,74 @@ fn check_include(page: &Path, target: &str) -> Option<String> {
     None
 }
 
+/// Every relative `href` and `src` in the built HTML must name a file of the
+/// book, and every `#anchor` an element id on the page it points to.
+pub fn check_links(book: &Path) -> Result<Vec<String>> {
+    let mut pages = Vec::new();
+    collect_html(book, &mut pages)?;
+    let mut problems = Vec::new();
+    let mut ids: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
+    for page in &pages {
+        let html = fs::read_to_string(page)?;
+        for attr in ["href=\"", "src=\""] {
+            for (i, _) in html.match_indices(attr) {
+                let link = html[i + attr.len()..].split('"').next().unwrap_or("");
+                if link.is_empty()
+                    || link.contains("://")
+                    || link.starts_with("mailto:")
+                    || link.starts_with("javascript:")
+                    || link.starts_with("data:")
+                    || link.starts_with("{{")
+                {
+                    continue;
+                }
+                let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+                let file = file.split('?').next().unwrap_or("");
+                let target = if file.is_empty() {
+                    page.clone()
+                } else if let Some(abs) = file.strip_prefix('/') {
+                    book.join(abs)
+                } else {
+                    page.parent().unwrap_or(book).join(file)
+                };
+                let target = if target.is_dir() {
+                    target.join("index.html")
+                } else {
+                    target
+                };
+                if !target.exists() {
+                    problems.push(format!("{}: broken link {link}", page.display()));
+                    continue;
+                }
+                if !anchor.is_empty() && target.extension().is_some_and(|e| e == "html") {
+                    let text = ids
+                        .entry(target.clone())
+                        .or_insert_with(|| fs::read_to_string(&target).unwrap_or_default());
+                    if !text.contains(&format!("id=\"{anchor}\"")) {
+                        problems.push(format!(
+                            "{}: link {link} names a missing anchor",
+                            page.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn collect_html(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_html(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "html") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
 /// One exhibit found in a built page: where its marker said what it holds.
 #[derive(Debug)]
 struct Found<'a> {
@@ -230,6 +298,23 @@ mod tests {
         let p = check_includes(&src).unwrap();
         assert_eq!(p.len(), 3, "{p:?}");
         assert!(p[0].contains("empty") && p[1].contains("nope") && p[2].contains("gone.rs"));
+    }
+
+    #[test]
+    fn links_must_reach_a_file_and_an_anchor() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.html"), "<h2 id=\"top\"></h2><a href=\"b.html#x\"></a><a href=\"#top\"></a><a href=\"https://x.y/z\"></a>").unwrap();
+        fs::write(
+            dir.path().join("b.html"),
+            "<p id=\"x\"></p><a href=\"gone.json\"></a><a href=\"a.html#nope\"></a>",
+        )
+        .unwrap();
+        let p = check_links(dir.path()).unwrap();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p.iter().any(|m| m.contains("broken link gone.json")));
+        assert!(p
+            .iter()
+            .any(|m| m.contains("a.html#nope names a missing anchor")));
     }
 
     #[test]

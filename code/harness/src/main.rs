@@ -56,6 +56,11 @@ enum Cmd {
     Render { chapter: String, exhibit: String },
     /// Validate results files from another machine and add them beside the others.
     Import { files: Vec<PathBuf> },
+    /// Copy every chapter's raw results (JSON) and tables (CSV) into the built book.
+    Export {
+        #[arg(default_value = "book")]
+        book: PathBuf,
+    },
     /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
     CheckBook {
         #[arg(default_value = "book")]
@@ -92,6 +97,7 @@ fn main() -> ExitCode {
         ),
         Cmd::Render { chapter, exhibit } => render(&store, &chapter, &exhibit),
         Cmd::Import { files } => import(&store, &files),
+        Cmd::Export { book } => export(&store, &book),
         Cmd::CheckBook { book, src } => check_book(&book, &src),
     };
     match outcome {
@@ -341,6 +347,20 @@ fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn export(store: &Store, book: &Path) -> Result<ExitCode> {
+    for chapter in registry::written() {
+        let status = Command::new(binary(chapter)?)
+            .arg("export")
+            .arg(book.join("results").join(chapter.name))
+            .env("BOOK_RESULTS_DIR", &store.root)
+            .status()?;
+        if !status.success() {
+            bail!("exporting {} failed", chapter.name);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
     let out = Command::new(binary(info)?).arg("exhibits").output()?;
     if !out.status.success() {
@@ -384,6 +404,7 @@ fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
             &claims,
         ));
     }
+    problems.extend(check::check_links(book)?);
     if problems.is_empty() {
         println!("book check: every page present, every exhibit rendered, no errors");
         Ok(ExitCode::SUCCESS)

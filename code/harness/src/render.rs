@@ -55,6 +55,52 @@ pub fn table(t: &Table) -> String {
     out
 }
 
+/// A table as CSV (RFC 4180 quoting), markdown emphasis and backticks removed.
+pub fn csv(t: &Table) -> String {
+    fn field(s: &str) -> String {
+        let plain = s.replace("**", "").replace('`', "");
+        if plain.contains([',', '"', '\n']) {
+            format!("\"{}\"", plain.replace('"', "\"\""))
+        } else {
+            plain
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&t.header).chain(&t.rows) {
+        out.push_str(&row.iter().map(|c| field(c)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Links to the raw results and the tables as CSV, which the build copies
+/// into `results/<chapter>/` beside the pages.
+pub fn downloads<D>(chapter: &str, book: &Book<D>, csv: &[String]) -> String {
+    let json: Vec<String> = book
+        .runs
+        .iter()
+        .filter(|r| !r.ephemeral)
+        .filter_map(|r| r.path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .map(|n| format!("<a href=\"results/{chapter}/{n}\" download>{n}</a>"))
+        .collect();
+    let tables: Vec<String> = csv
+        .iter()
+        .map(|n| format!("<a href=\"results/{chapter}/{n}\" download>{n}</a>"))
+        .collect();
+    let mut out = String::from("<p class=\"downloads\">Download the raw results: ");
+    out.push_str(&if json.is_empty() {
+        "none committed yet".to_string()
+    } else {
+        json.join(", ")
+    });
+    if !tables.is_empty() {
+        out.push_str("; the tables as CSV: ");
+        out.push_str(&tables.join(", "));
+    }
+    out.push_str(".</p>\n\n");
+    out
+}
+
 pub fn verdicts(vs: &[Verdict]) -> String {
     let mut t = Table::new(
         "",
@@ -223,6 +269,13 @@ pub fn exhibit_markdown<D>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let mut t = Table::new("", &["name", "bytes"]);
+        t.push(vec!["a, \"b\"".into(), "**1,024**".into()]);
+        assert_eq!(csv(&t), "name,bytes\n\"a, \"\"b\"\"\",\"1,024\"\n");
+    }
 
     #[test]
     fn tables_are_pipe_tables_with_alignment_and_escaping() {
