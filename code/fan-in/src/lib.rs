@@ -1,1 +1,100 @@
+//! Channel fan-in: many producer tasks, one consumer that forwards every
+//! message to a sink. Seven designs of the inbox between them, each in its
+//! own module, all driven by the same producers into the same sink and timed
+//! to the same stop point: the sink holds all `workers x PER_WORKER` bytes.
+pub mod book;
+pub mod burst;
+pub mod experiment;
+pub mod sink;
 
+pub mod floor;
+pub mod mpsc_bounded;
+pub mod mpsc_recv_many;
+pub mod mpsc_unbounded;
+pub mod std_mutex_swap;
+pub mod tokio_mutex_swap;
+pub mod worker_chunks;
+
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+use crate::sink::Sink;
+
+// ANCHOR: parameters
+/// One-byte messages each producer sends per burst. The published bench sent
+/// a thousand; fewer keep the one-write-per-message designs affordable at
+/// thousands of workers while every design still handles many messages.
+pub const PER_WORKER: usize = 64;
+/// Capacity of the bounded inbox (design 2).
+pub const BOUNDED_CAPACITY: usize = 1024;
+/// Most messages one `recv_many` takes (design 3).
+pub const RECV_MANY_LIMIT: usize = 1024;
+/// Bytes a producer batches before it sends a chunk (design 6).
+pub const CHUNK_BYTES: usize = 16;
+// ANCHOR_END: parameters
+
+/// The inbox designs, in the order the page presents them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Design {
+    MpscUnbounded,
+    MpscBounded,
+    MpscRecvMany,
+    StdMutexSwap,
+    TokioMutexSwap,
+    WorkerChunks,
+    Floor,
+}
+
+impl Design {
+    pub const ALL: [Design; 7] = [
+        Design::MpscUnbounded,
+        Design::MpscBounded,
+        Design::MpscRecvMany,
+        Design::StdMutexSwap,
+        Design::TokioMutexSwap,
+        Design::WorkerChunks,
+        Design::Floor,
+    ];
+
+    /// Stable id, used in results files and criterion ids.
+    pub fn id(self) -> &'static str {
+        match self {
+            Design::MpscUnbounded => "mpsc-unbounded",
+            Design::MpscBounded => "mpsc-bounded",
+            Design::MpscRecvMany => "mpsc-recv-many",
+            Design::StdMutexSwap => "std-mutex-swap",
+            Design::TokioMutexSwap => "tokio-mutex-swap",
+            Design::WorkerChunks => "worker-chunks",
+            Design::Floor => "floor",
+        }
+    }
+
+    /// How the page names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Design::MpscUnbounded => "mpsc unbounded, write per message",
+            Design::MpscBounded => "mpsc bounded, write per message",
+            Design::MpscRecvMany => "mpsc recv_many, write per batch",
+            Design::StdMutexSwap => "std Mutex swap",
+            Design::TokioMutexSwap => "tokio Mutex swap",
+            Design::WorkerChunks => "worker chunks + swap (this book)",
+            Design::Floor => "floor (no shared inbox)",
+        }
+    }
+
+    /// Spawns the consumer and `workers` producers on the current runtime and
+    /// returns the sink once the consumer has forwarded every byte.
+    pub async fn burst(self, workers: usize, sink: Sink) -> io::Result<Sink> {
+        match self {
+            Design::MpscUnbounded => mpsc_unbounded::burst(workers, sink).await,
+            Design::MpscBounded => mpsc_bounded::burst(workers, sink).await,
+            Design::MpscRecvMany => mpsc_recv_many::burst(workers, sink).await,
+            Design::StdMutexSwap => std_mutex_swap::burst(workers, sink).await,
+            Design::TokioMutexSwap => tokio_mutex_swap::burst(workers, sink).await,
+            Design::WorkerChunks => worker_chunks::burst(workers, sink).await,
+            Design::Floor => floor::burst(workers, sink).await,
+        }
+    }
+}

@@ -253,6 +253,45 @@ fn provenance<C: Chapter>(
     })
 }
 
+/// Sends file descriptor 1 to stderr until dropped (Unix; elsewhere a no-op).
+struct StdoutToStderr {
+    #[cfg(unix)]
+    saved: i32,
+}
+
+impl StdoutToStderr {
+    fn new() -> Self {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        #[cfg(unix)]
+        {
+            // SAFETY: dup/dup2 on the process's own standard descriptors.
+            let saved = unsafe { libc::dup(1) };
+            if saved >= 0 {
+                unsafe { libc::dup2(2, 1) };
+            }
+            StdoutToStderr { saved }
+        }
+        #[cfg(not(unix))]
+        StdoutToStderr {}
+    }
+}
+
+impl Drop for StdoutToStderr {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        #[cfg(unix)]
+        if self.saved >= 0 {
+            // SAFETY: restores the descriptor saved in `new`.
+            unsafe {
+                libc::dup2(self.saved, 1);
+                libc::close(self.saved);
+            }
+        }
+    }
+}
+
 /// Measures, validates and builds the results file, without writing it.
 pub fn measure_in_memory<C: Chapter>(
     profile: Profile,
@@ -260,7 +299,12 @@ pub fn measure_in_memory<C: Chapter>(
 ) -> Result<ResultsFile<C::Data>> {
     let load = load_average();
     let started = Instant::now();
-    let data = C::measure(profile, progress)?;
+    // criterion reports on stdout; while measuring, stdout belongs to nobody
+    // (render prints the page there), so its chatter goes to stderr.
+    let data = {
+        let _redirect = StdoutToStderr::new();
+        C::measure(profile, progress)?
+    };
     C::check(&data).context("the run's own results failed the chapter's checks")?;
     Ok(ResultsFile::new(
         C::NAME,

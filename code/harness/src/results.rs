@@ -103,6 +103,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
+    // Temporary files are private (0600); results are for everyone to read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path)
         .with_context(|| format!("cannot move the new results into {}", path.display()))?;

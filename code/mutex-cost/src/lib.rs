@@ -1,1 +1,157 @@
+//! tokio vs std mutex: what each lock costs, with and without contention, next
+//! to an actor that owns the value, and what a blocked worker thread costs the
+//! rest of the program.
+//!
+//! The variants, one module each:
+//! - [`std_mutex_counter`]: the counter behind `std::sync::Mutex`;
+//! - [`tokio_mutex_counter`]: the counter behind `tokio::sync::Mutex`;
+//! - [`actor_counter`]: the counter owned by a task, reached over mpsc + oneshot.
+//!
+//! The experiments: [`workload`] (the published `join_all` shape and the
+//! contended spawned-task shape), [`uncontended`] (nanoseconds per
+//! lock + unlock), [`heartbeat`] (lateness of an unrelated task), all driven
+//! by [`experiments`] and put on the page by [`book`].
+use std::future::Future;
+use std::time::Duration;
 
+use harness::timing::Sampling;
+use harness::Profile;
+use serde::{Deserialize, Serialize};
+
+pub mod actor_counter;
+pub mod book;
+pub mod experiments;
+pub mod heartbeat;
+pub mod std_mutex_counter;
+pub mod tokio_mutex_counter;
+pub mod uncontended;
+pub mod workload;
+
+pub use actor_counter::ActorCounter;
+pub use std_mutex_counter::StdMutexCounter;
+pub use tokio_mutex_counter::TokioMutexCounter;
+
+// ANCHOR: counter
+/// One shared counter, three ways to guard it. Every variant starts at zero.
+pub trait Counter: Send + Sync + Sized + 'static {
+    /// A fresh counter at zero (the actor spawns its task: call inside a runtime).
+    fn start() -> Self;
+    fn increase_by(&self, n: i64) -> impl Future<Output = ()> + Send;
+    fn decrease_by(&self, n: i64) -> impl Future<Output = ()> + Send;
+    fn value(&self) -> impl Future<Output = i64> + Send;
+}
+// ANCHOR_END: counter
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    StdMutex,
+    TokioMutex,
+    Actor,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 3] = [Variant::StdMutex, Variant::TokioMutex, Variant::Actor];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::StdMutex => "std_mutex",
+            Variant::TokioMutex => "tokio_mutex",
+            Variant::Actor => "actor",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Variant::StdMutex => "std Mutex",
+            Variant::TokioMutex => "tokio Mutex",
+            Variant::Actor => "actor (mpsc + oneshot)",
+        }
+    }
+}
+
+/// The published experiment: 100,000 futures, final value 200,000.
+pub const PUBLISHED_FUTURES: usize = 100_000;
+
+/// The earlier post's mutex-vs-actor size, where MUT-2 is judged.
+pub const ACTOR_CLAIM_FUTURES: usize = 10_000;
+
+/// Spawned tasks in the contended shape: the same number for every worker
+/// count, so the work is identical and only the parallelism changes. More
+/// tasks than threads keeps a waiter queued behind every holder.
+pub const CONTENDING_TASKS: usize = 8;
+
+/// The actor's request queue, as deep as the published actor's. In the
+/// `join_all` shape at the largest size more requests than this are in flight
+/// at once, so senders wait for room there, exactly as in the published code.
+pub const ACTOR_QUEUE: usize = 10_000;
+
+/// Uncontended lock + unlock pairs in the co-op budget probe.
+pub const COOP_PROBE_OPS: u64 = 100_000;
+
+/// Worker threads for the heartbeat runtime: few, so one blocked thread is a
+/// large share of the pool, and fixed, so machines compare.
+pub const HEARTBEAT_WORKERS: usize = 2;
+/// Twice the workers, so every worker can be holding or waiting at once.
+pub const HEARTBEAT_CONTENDERS: usize = 2 * HEARTBEAT_WORKERS;
+pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(1);
+pub const CRITICAL_SECTION: Duration = Duration::from_micros(500);
+
+/// What one profile measures.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Futures per round in the published `join_all` shape (the scale sweep).
+    pub join_all_sizes: Vec<usize>,
+    /// Futures per round in the contended shape.
+    pub contended_sizes: Vec<usize>,
+    /// Worker thread counts for the contended shape: 1, 2 and all cores.
+    pub worker_counts: Vec<usize>,
+    pub sampling: Sampling,
+    /// Criterion settings for the nanosecond-scale uncontended timings.
+    pub per_op_sampling: Sampling,
+    pub heartbeat_run: Duration,
+}
+
+impl Plan {
+    pub fn for_profile(profile: Profile) -> Plan {
+        let sizes = profile.pick(
+            vec![1_000, 10_000],
+            vec![1_000, 10_000, PUBLISHED_FUTURES],
+            vec![1_000, 10_000, PUBLISHED_FUTURES],
+        );
+        Plan {
+            join_all_sizes: sizes.clone(),
+            contended_sizes: sizes,
+            worker_counts: worker_counts(cores()),
+            sampling: profile.pick(
+                Sampling::new(10, 20, 100),
+                Sampling::new(10, 150, 500),
+                // The published benches measured for ten seconds; close to it.
+                Sampling::new(50, 2_000, 8_000),
+            ),
+            per_op_sampling: profile.pick(
+                Sampling::new(10, 20, 100),
+                Sampling::new(20, 200, 600),
+                Sampling::new(60, 1_000, 3_000),
+            ),
+            heartbeat_run: profile.pick(
+                Duration::from_millis(300),
+                Duration::from_secs(2),
+                Duration::from_secs(15),
+            ),
+        }
+    }
+}
+
+/// Cores the OS lets this process use: the runtime's default worker count.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// 1, 2 and all cores, without repeats (on a 2-core machine: 1 and 2).
+pub fn worker_counts(cores: usize) -> Vec<usize> {
+    let mut counts = vec![1, 2, cores];
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}

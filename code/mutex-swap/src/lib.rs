@@ -1,1 +1,169 @@
+//! One consumer draining many producers through a shared buffer it swaps out:
+//! which lock (or none) to guard the buffer with, how the consumer should wait
+//! when the buffer is empty, and how long the lock may be held.
+//!
+//! The crate reads top-down: the designs and wait strategies are listed here,
+//! one module each; [`experiment`] runs one burst of messages through a design;
+//! [`book`] turns the experiments into the chapter's results and exhibits.
+//!
+//! A `std::sync::MutexGuard` held across an `.await` makes the future `!Send`,
+//! so `tokio::spawn` refuses it. This doctest is the rejected form and must
+//! keep failing to compile, with the "cannot be sent between threads" error:
+//!
+//! ```compile_fail,E0277
+#![doc = include_str!("../tests/rejected/guard_held_across_await.rs")]
+//! ```
+//!
+//! The accepted form, which drops the guard before awaiting, is
+//! [`guard_across_await::push_then_yield`].
+// The lesson of the chapter, enforced on its own code.
+#![deny(clippy::await_holding_lock)]
 
+pub mod book;
+pub mod cpu;
+pub mod experiment;
+pub mod guard_across_await;
+pub mod inbox;
+pub mod lock_free_stack;
+pub mod parking_lot_swap;
+pub mod sharded_swap;
+pub mod std_mutex_drain_locked;
+pub mod std_mutex_pop_one;
+pub mod std_mutex_swap;
+pub mod tokio_mutex_swap;
+
+use harness::timing::Sampling;
+use harness::Profile;
+use serde::{Deserialize, Serialize};
+
+/// The shared-buffer designs, in the order the page shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Design {
+    /// `std::sync::Mutex<Vec<u64>>`, swapped for an empty `Vec` by the consumer.
+    StdMutexSwap,
+    /// The same swap behind `tokio::sync::Mutex`.
+    TokioMutexSwap,
+    /// The same swap behind `parking_lot::Mutex`.
+    ParkingLotSwap,
+    /// A lock-free stack the consumer empties with one `AtomicPtr::swap`.
+    LockFreeStack,
+    /// One `std::sync::Mutex<Vec<u64>>` per producer; the consumer swaps each.
+    ShardedSwap,
+    /// `std::sync::Mutex<Vec<u64>>`, but the consumer drains while holding the lock.
+    StdMutexDrainLocked,
+    /// `std::sync::Mutex<VecDeque<u64>>`, one message per lock: no batching.
+    StdMutexPopOne,
+}
+
+impl Design {
+    /// The designs compared in the throughput and wait-strategy experiments.
+    /// The variants of the std swap that move its critical section.
+    pub const CRITICAL_SECTIONS: [Design; 2] =
+        [Design::StdMutexDrainLocked, Design::StdMutexPopOne];
+
+    pub const SWAPS: [Design; 5] = [
+        Design::StdMutexSwap,
+        Design::TokioMutexSwap,
+        Design::ParkingLotSwap,
+        Design::LockFreeStack,
+        Design::ShardedSwap,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Design::StdMutexSwap => "std-mutex-swap",
+            Design::TokioMutexSwap => "tokio-mutex-swap",
+            Design::ParkingLotSwap => "parking-lot-swap",
+            Design::LockFreeStack => "lock-free-stack",
+            Design::ShardedSwap => "sharded-swap",
+            Design::StdMutexDrainLocked => "std-mutex-drain-locked",
+            Design::StdMutexPopOne => "std-mutex-pop-one",
+        }
+    }
+
+    /// How the page names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Design::StdMutexSwap => "std Mutex swap",
+            Design::TokioMutexSwap => "tokio Mutex swap",
+            Design::ParkingLotSwap => "parking_lot Mutex swap",
+            Design::LockFreeStack => "lock-free stack (AtomicPtr swap)",
+            Design::ShardedSwap => "sharded swap (one std Mutex per producer)",
+            Design::StdMutexDrainLocked => "std Mutex, drained under the lock",
+            Design::StdMutexPopOne => "std Mutex, one message per lock",
+        }
+    }
+}
+
+/// What the consumer does when a pass over the inbox finds nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Wait {
+    /// Try again at once: the published consumer loop.
+    BusyPoll,
+    /// `tokio::task::yield_now().await`, then try again.
+    YieldNow,
+    /// Sleep on `tokio::sync::Notify`; a producer that finds the inbox empty wakes it.
+    Notify,
+}
+
+impl Wait {
+    pub const ALL: [Wait; 3] = [Wait::BusyPoll, Wait::YieldNow, Wait::Notify];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Wait::BusyPoll => "busy-poll",
+            Wait::YieldNow => "yield-now",
+            Wait::Notify => "notify",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Wait::BusyPoll => "busy polling",
+            Wait::YieldNow => "yield_now",
+            Wait::Notify => "Notify",
+        }
+    }
+}
+
+/// Rounds of hashing the consumer does per message: light is the default
+/// everywhere; heavy stands in for real work (parsing, a copy into a socket
+/// buffer) in the lock-hold experiment, where it decides how long a lock
+/// held during the drain stays held. Their cost in time is measured and shown.
+pub const LIGHT_WORK: u32 = 1;
+pub const HEAVY_WORK: u32 = 16;
+
+/// The experiments of one profile.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// Producer counts for the throughput and lock-hold experiments.
+    pub producers: Vec<u64>,
+    /// Producer counts at which every design meets every wait strategy.
+    pub wait_producers: Vec<u64>,
+    /// Messages in one burst, split evenly over the producers: the same total
+    /// at every producer count, so throughputs compare directly.
+    pub messages_per_burst: u64,
+    pub sampling: Sampling,
+}
+
+// ANCHOR: params
+pub fn params(profile: Profile) -> Params {
+    let pow2 = |hi: u32, step: u32| (0..=hi).step_by(step as usize).map(|e| 1u64 << e);
+    Params {
+        producers: profile.pick(
+            vec![1, 16, 256],
+            pow2(12, 2).collect(),
+            pow2(13, 1).collect(),
+        ),
+        wait_producers: profile.pick(vec![16], vec![64], vec![16, 1024]),
+        messages_per_burst: profile.pick(1 << 12, 1 << 16, 1 << 19),
+        sampling: profile.pick(
+            Sampling::new(10, 20, 100),
+            Sampling::new(10, 100, 500),
+            Sampling::new(20, 500, 2000),
+        ),
+    }
+}
+// ANCHOR_END: params

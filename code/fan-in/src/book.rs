@@ -1,0 +1,783 @@
+//! The chapter as the book sees it: claims as data, the sweep, the checks on
+//! stored results, and the exhibits rendered from them.
+use std::collections::BTreeSet;
+
+use anyhow::{anyhow, bail, ensure, Result};
+use harness::fmt::{nanos, ratio, sig3};
+use harness::timing::Estimate;
+use harness::{
+    Axis, Block, Book, Chapter, Claim, Exhibit, ExhibitKind, Figure, Outcome, Point, Profile,
+    Progress, Run, Series, Table, Verdict,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::experiment::{plan, time_point, worker_threads, Measured, Rig};
+use crate::sink::SinkKind;
+use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
+
+pub struct FanIn;
+
+/// Everything one run measured, with the parameters it ran under.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FanInData {
+    pub runtime_flavor: String,
+    pub worker_threads: usize,
+    pub per_worker: usize,
+    pub bounded_capacity: usize,
+    pub recv_many_limit: usize,
+    pub chunk_bytes: usize,
+    pub workers: Vec<usize>,
+    pub samples_per_point: usize,
+    pub points: Vec<Measured>,
+}
+
+impl FanInData {
+    pub fn get(&self, sink: SinkKind, design: Design, workers: usize) -> Option<&Measured> {
+        self.points
+            .iter()
+            .find(|m| m.sink == sink && m.design == design && m.workers == workers)
+    }
+
+    fn tcp(&self, design: Design, workers: usize) -> Result<&Measured> {
+        self.get(SinkKind::Tcp, design, workers)
+            .ok_or_else(|| anyhow!("no TCP result for {} at {workers} workers", design.id()))
+    }
+
+    /// "multi-thread runtime, 2 worker threads": every caption states it.
+    pub fn runtime(&self) -> String {
+        format!(
+            "tokio {} runtime, {} worker threads",
+            self.runtime_flavor, self.worker_threads
+        )
+    }
+}
+
+/// The published burst times, one row per worker count (microseconds).
+#[derive(Clone, Debug, Deserialize)]
+struct PublishedRow {
+    workers: usize,
+    std_mutex_us: f64,
+    tokio_mpsc_us: f64,
+    tokio_mutex_us: f64,
+}
+
+/// Messages each worker sent in the published bench (`SAMPLE_SIZE` in its
+/// benches/bench.rs); the dataset stores times only.
+const PUBLISHED_PER_WORKER: f64 = 1000.0;
+
+const SOURCE: &str = "[How to avoid over reliance on `mpsc` channels in Rust](https://blog.digital-horror.com/blog/how-to-avoid-over-reliance-on-mpsc/)";
+
+// ANCHOR: claims
+const CLAIMS: &[Claim] = &[
+    Claim {
+        id: "FAN-1",
+        statement:
+            "With very few workers, the std::sync::Mutex swap is slower than the mpsc design.",
+        source: SOURCE,
+        rule: "Over the TCP sink at the fewest workers measured, the std Mutex swap's median \
+               burst time is above mpsc unbounded's, with the 95 % intervals apart \
+               (overlapping intervals: inconclusive).",
+    },
+    Claim {
+        id: "FAN-2",
+        statement: "As workers grow, the std::sync::Mutex swap soon beats mpsc, by a wide margin \
+                    at thousands of workers.",
+        source: SOURCE,
+        rule: "Over the TCP sink, the std Mutex swap is faster than mpsc unbounded, intervals \
+               apart, at every measured worker count from 8 up, and at least 10× faster at the \
+               largest count (which must be in the thousands).",
+    },
+    Claim {
+        id: "FAN-3",
+        statement:
+            "Using tokio::sync::Mutex for the swap is roughly 25x slower than std::sync::Mutex.",
+        source: SOURCE,
+        rule: "Over the TCP sink, the geometric mean across worker counts of tokio swap ÷ std \
+               swap lies within a factor 2 of 25× (12.5× to 50×).",
+    },
+    Claim {
+        id: "FAN-4",
+        statement: "Swapping the buffer drains many messages per pass, which is why it wins \
+                    (batching).",
+        source: SOURCE,
+        rule: "At the largest worker count over the TCP sink, the std Mutex swap hands the socket \
+               at least 16 messages per write call, and mpsc with recv_many (a channel that \
+               also writes in batches) removes at least 90 % of the time by which mpsc \
+               unbounded trails the swap.",
+    },
+];
+// ANCHOR_END: claims
+
+/// Colours follow the order of the series: the published rows come last and
+/// land on the colour of the design they measured (the palette has seven).
+const FIGURE_ORDER: [Design; 7] = [
+    Design::MpscUnbounded,
+    Design::StdMutexSwap,
+    Design::TokioMutexSwap,
+    Design::MpscBounded,
+    Design::MpscRecvMany,
+    Design::WorkerChunks,
+    Design::Floor,
+];
+
+impl Chapter for FanIn {
+    type Data = FanInData;
+
+    const NAME: &'static str = "fan-in";
+    const MEASURED_CRATES: &'static [&'static str] = &["tokio"];
+    const EXHIBITS: &'static [Exhibit] = &[
+        Exhibit {
+            name: "parameters",
+            kind: ExhibitKind::Table,
+            about: "runtime, message counts, capacities and the sweep of each profile",
+        },
+        Exhibit {
+            name: "burst-figure",
+            kind: ExhibitKind::Figure,
+            about: "log-log: workers vs time per burst over TCP, every design, published dashed",
+        },
+        Exhibit {
+            name: "delta-table",
+            kind: ExhibitKind::Table,
+            about: "std swap vs mpsc: published times and delta beside measured ones",
+        },
+        Exhibit {
+            name: "designs-table",
+            kind: ExhibitKind::Table,
+            about: "time per burst over TCP, every design and worker count, with intervals",
+        },
+        Exhibit {
+            name: "split-table",
+            kind: ExhibitKind::Table,
+            about: "channel vs socket: in-memory and TCP times at the largest worker count",
+        },
+        Exhibit {
+            name: "memory-figure",
+            kind: ExhibitKind::Figure,
+            about: "log-log: workers vs time per burst into the in-memory sink",
+        },
+        Exhibit {
+            name: "own-design",
+            kind: ExhibitKind::Table,
+            about: "the book's design against the std swap and the floor",
+        },
+        Exhibit {
+            name: "verdicts",
+            kind: ExhibitKind::Verdicts,
+            about: "FAN-1..FAN-4",
+        },
+    ];
+    const CLAIMS: &'static [Claim] = CLAIMS;
+
+    fn measure(profile: Profile, progress: &Progress) -> Result<FanInData> {
+        let plan = plan(profile);
+        let scratch = tempfile::tempdir()?;
+        let mut rig = Rig::new()?;
+        progress.set_total((SinkKind::ALL.len() * plan.workers.len() * Design::ALL.len()) as u64);
+        let mut points = Vec::new();
+        for kind in SinkKind::ALL {
+            for &workers in &plan.workers {
+                // Designs alternate at each worker count, so a burst of
+                // background load smears over all of them rather than one.
+                for design in Design::ALL {
+                    progress.step(format!(
+                        "{}, {workers} workers, {}",
+                        kind.label(),
+                        design.label()
+                    ));
+                    points.push(time_point(
+                        &mut rig,
+                        scratch.path(),
+                        plan.sampling,
+                        design,
+                        kind,
+                        workers,
+                    )?);
+                }
+            }
+        }
+        rig.finish()?;
+        Ok(FanInData {
+            runtime_flavor: "multi-thread".into(),
+            worker_threads: worker_threads(),
+            per_worker: PER_WORKER,
+            bounded_capacity: BOUNDED_CAPACITY,
+            recv_many_limit: RECV_MANY_LIMIT,
+            chunk_bytes: CHUNK_BYTES,
+            workers: plan.workers,
+            samples_per_point: plan.sampling.samples,
+            points,
+        })
+    }
+
+    fn check(data: &FanInData) -> Result<()> {
+        ensure!(data.worker_threads > 0, "worker_threads is zero");
+        ensure!(data.per_worker > 0, "per_worker is zero");
+        ensure!(
+            data.bounded_capacity > 0 && data.recv_many_limit > 0 && data.chunk_bytes > 0,
+            "a capacity, limit or chunk size is zero"
+        );
+        ensure!(!data.workers.is_empty(), "no worker counts");
+        ensure!(
+            data.workers[0] > 0 && data.workers.windows(2).all(|w| w[0] < w[1]),
+            "worker counts {:?} are not positive and strictly increasing",
+            data.workers
+        );
+        let mut seen = BTreeSet::new();
+        for m in &data.points {
+            let what = format!(
+                "{} / {} / {} workers",
+                m.sink.label(),
+                m.design.id(),
+                m.workers
+            );
+            ensure!(
+                data.workers.contains(&m.workers),
+                "{what}: worker count not in the sweep"
+            );
+            ensure!(
+                seen.insert((m.sink, m.design, m.workers)),
+                "{what}: measured twice"
+            );
+            for (name, e) in [("mean", &m.timing.mean), ("median", &m.timing.median)] {
+                ensure!(
+                    [e.point_ns, e.lower_ns, e.upper_ns]
+                        .iter()
+                        .all(|v| v.is_finite() && *v > 0.0),
+                    "{what}: {name} time is zero, negative or not a number ({e:?})"
+                );
+                ensure!(
+                    e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+                    "{what}: {name} lies outside its interval ({e:?})"
+                );
+            }
+            ensure!(m.timing.samples > 0, "{what}: no samples");
+            ensure!(
+                m.bursts >= m.timing.samples as u64,
+                "{what}: fewer validated bursts ({}) than samples ({})",
+                m.bursts,
+                m.timing.samples
+            );
+            ensure!(
+                m.bytes_per_burst == (m.workers * data.per_worker) as u64,
+                "{what}: {} bytes per burst, expected {}",
+                m.bytes_per_burst,
+                m.workers * data.per_worker
+            );
+            ensure!(
+                m.writes_per_burst >= 1.0 && m.writes_per_burst <= m.bytes_per_burst as f64,
+                "{what}: {} write calls per burst for {} bytes",
+                m.writes_per_burst,
+                m.bytes_per_burst
+            );
+        }
+        for kind in SinkKind::ALL {
+            for design in Design::ALL {
+                for &w in &data.workers {
+                    if !seen.contains(&(kind, design, w)) {
+                        bail!("missing {} / {} / {w} workers", kind.label(), design.id());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn render(exhibit: &str, book: &Book<FanInData>) -> Result<Vec<Block>> {
+        match exhibit {
+            "parameters" => parameters(book),
+            "burst-figure" => burst_figure(book, SinkKind::Tcp, true),
+            "memory-figure" => burst_figure(book, SinkKind::Memory, false),
+            "delta-table" => delta_table(book),
+            "designs-table" => designs_table(book),
+            "split-table" => split_table(book),
+            "own-design" => own_design(book),
+            "verdicts" => Ok(vec![Block::Verdicts(
+                book.runs.iter().flat_map(verdicts).collect(),
+            )]),
+            other => bail!("fan-in has no exhibit {other:?}"),
+        }
+    }
+}
+
+/// The figure of merit everywhere: criterion's median of one burst.
+fn est(m: &Measured) -> &Estimate {
+    &m.timing.median
+}
+
+/// "1.23 ms ± 4.0 %".
+fn with_spread(e: &Estimate) -> String {
+    format!(
+        "{} ± {} %",
+        nanos(e.point_ns),
+        sig3(e.relative_half_width() * 100.0)
+    )
+}
+
+fn published(book: &Book<FanInData>) -> Result<(Vec<PublishedRow>, String)> {
+    let ds = book.published("burst")?;
+    Ok((ds.rows()?, ds.citation()))
+}
+
+fn largest(data: &FanInData) -> usize {
+    *data
+        .workers
+        .last()
+        .expect("checked: at least one worker count")
+}
+
+fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let mut t = Table::new(
+        format!(
+            "Parameters of the run on {} ({} profile), {}.",
+            run.machine(),
+            run.provenance.profile,
+            d.runtime()
+        ),
+        &["Parameter", "Value"],
+    )
+    .left(&[1]);
+    let list = |ws: &[usize]| {
+        ws.iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rows = [
+        ("Runtime".to_string(), d.runtime()),
+        (
+            "Messages per worker (one byte each)".to_string(),
+            d.per_worker.to_string(),
+        ),
+        (
+            "Bounded inbox capacity (design 2)".to_string(),
+            d.bounded_capacity.to_string(),
+        ),
+        (
+            "recv_many limit per call (design 3)".to_string(),
+            d.recv_many_limit.to_string(),
+        ),
+        (
+            "Chunk a worker batches before sending (design 6)".to_string(),
+            format!("{} bytes", d.chunk_bytes),
+        ),
+        ("Worker counts in this run".to_string(), list(&d.workers)),
+        (
+            "Criterion samples per point in this run".to_string(),
+            d.samples_per_point.to_string(),
+        ),
+    ];
+    for (k, v) in rows {
+        t.push(vec![k, v]);
+    }
+    t.push(vec![
+        "Messages per worker in the published bench".to_string(),
+        format!("{PUBLISHED_PER_WORKER}"),
+    ]);
+    for p in Profile::ALL {
+        let plan = plan(p);
+        t.push(vec![
+            format!("Worker counts, {p} profile"),
+            format!(
+                "{} ({} samples, {} ms measuring per point)",
+                list(&plan.workers),
+                plan.sampling.samples,
+                plan.sampling.measurement.as_millis()
+            ),
+        ]);
+    }
+    Ok(vec![Block::Table(t)])
+}
+
+fn burst_figure(
+    book: &Book<FanInData>,
+    kind: SinkKind,
+    with_published: bool,
+) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let mut series: Vec<Series> = FIGURE_ORDER
+            .iter()
+            .map(|&design| {
+                let points = d
+                    .workers
+                    .iter()
+                    .filter_map(|&w| d.get(kind, design, w))
+                    .map(|m| {
+                        let e = est(m);
+                        Point::with_band(
+                            m.workers as f64,
+                            e.point_ns / 1e3,
+                            e.lower_ns / 1e3,
+                            e.upper_ns / 1e3,
+                        )
+                    })
+                    .collect();
+                Series::measured(design.label(), points)
+            })
+            .collect();
+        let mut caption = format!(
+            "Time per burst into the {}, from spawning the producers until the sink holds all {} \
+             bytes of every worker, on {} ({}, {} profile). Median of criterion's samples with \
+             its 95 % interval.",
+            kind.label(),
+            d.per_worker,
+            run.machine(),
+            d.runtime(),
+            run.provenance.profile
+        );
+        if with_published {
+            let (rows, citation) = published(book)?;
+            let line = |label: &str, f: fn(&PublishedRow) -> f64| {
+                Series::published(
+                    format!("published: {label}"),
+                    rows.iter()
+                        .map(|r| Point::new(r.workers as f64, f(r)))
+                        .collect(),
+                )
+            };
+            series.push(line("mpsc unbounded", |r| r.tokio_mpsc_us));
+            series.push(line("std Mutex swap", |r| r.std_mutex_us));
+            series.push(line("tokio Mutex swap", |r| r.tokio_mutex_us));
+            caption.push_str(&format!(
+                " Dashed: the published numbers ({citation}; {PUBLISHED_PER_WORKER} messages per \
+                 worker, different stop points, see above), same colour as the design they claim to measure."
+            ));
+        }
+        blocks.push(Block::Figure(Figure {
+            id: format!("fan-in-{}-{}", kind_id(kind), run.machine()),
+            title: format!("Fan-in burst time, {}", kind.label()),
+            caption,
+            x: Axis::log("producer tasks (workers)"),
+            y: Axis::log("time per burst (µs)"),
+            series,
+        }));
+    }
+    Ok(blocks)
+}
+
+fn kind_id(kind: SinkKind) -> &'static str {
+    match kind {
+        SinkKind::Tcp => "tcp",
+        SinkKind::Memory => "memory",
+    }
+}
+
+fn delta_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let (rows, citation) = published(book)?;
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let mut t = Table::new(
+            format!(
+                "std Mutex swap against mpsc unbounded (write per message). Published: {citation}, \
+                 {PUBLISHED_PER_WORKER} messages per worker. Measured: {} messages per worker into the loopback \
+                 TCP sink on {} ({}, {} profile), median ± half the 95 % interval. Delta = mpsc ÷ \
+                 swap; above 1× the swap is faster. Per message = the swap's time ÷ (workers × \
+                 messages per worker). A dash: worker count not in this profile.",
+                d.per_worker,
+                run.machine(),
+                d.runtime(),
+                run.provenance.profile
+            ),
+            &[
+                "Workers",
+                "Published swap",
+                "Published mpsc",
+                "Published delta",
+                "Published swap per message",
+                "Measured swap",
+                "Measured mpsc",
+                "Measured delta",
+            ],
+        );
+        let mut all: BTreeSet<usize> = rows.iter().map(|r| r.workers).collect();
+        all.extend(d.workers.iter().copied());
+        for w in all {
+            let p = rows.iter().find(|r| r.workers == w);
+            let (ps, pm, pd, pp) = match p {
+                Some(r) => (
+                    nanos(r.std_mutex_us * 1e3),
+                    nanos(r.tokio_mpsc_us * 1e3),
+                    ratio(r.tokio_mpsc_us / r.std_mutex_us),
+                    nanos(r.std_mutex_us * 1e3 / (r.workers as f64 * PUBLISHED_PER_WORKER)),
+                ),
+                None => ("—".into(), "—".into(), "—".into(), "—".into()),
+            };
+            let (ms, mm, md) = match (
+                d.get(SinkKind::Tcp, Design::StdMutexSwap, w),
+                d.get(SinkKind::Tcp, Design::MpscUnbounded, w),
+            ) {
+                (Some(s), Some(m)) => (
+                    with_spread(est(s)),
+                    with_spread(est(m)),
+                    ratio(est(m).point_ns / est(s).point_ns),
+                ),
+                _ => ("—".into(), "—".into(), "—".into()),
+            };
+            t.push(vec![w.to_string(), ps, pm, pd, pp, ms, mm, md]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+fn designs_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let mut header = vec!["Workers"];
+        header.extend(Design::ALL.iter().map(|x| x.label()));
+        let mut t = Table::new(
+            format!(
+                "Time per burst into the loopback TCP sink, {} messages per worker, on {} ({}, {} \
+                 profile): median ± half the 95 % interval.",
+                d.per_worker,
+                run.machine(),
+                d.runtime(),
+                run.provenance.profile
+            ),
+            &header,
+        );
+        for &w in &d.workers {
+            let mut row = vec![w.to_string()];
+            for design in Design::ALL {
+                row.push(with_spread(est(d.tcp(design, w)?)));
+            }
+            t.push(row);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+fn split_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let w = largest(d);
+        let mut t = Table::new(
+            format!(
+                "Channel or socket? The same bursts of {w} workers into the in-memory sink and into \
+                 the loopback TCP sink, on {} ({}, {} profile). Socket share = (TCP − memory) ÷ TCP.",
+                run.machine(),
+                d.runtime(),
+                run.provenance.profile
+            ),
+            &[
+                "Design",
+                "In-memory sink",
+                "TCP sink",
+                "Socket share",
+                "Write calls per burst",
+                "Messages per write",
+            ],
+        );
+        for design in Design::ALL {
+            let mem = d
+                .get(SinkKind::Memory, design, w)
+                .ok_or_else(|| anyhow!("no in-memory result for {} at {w}", design.id()))?;
+            let tcp = d.tcp(design, w)?;
+            let (m, n) = (est(mem).point_ns, est(tcp).point_ns);
+            t.push(vec![
+                design.label().to_string(),
+                with_spread(est(mem)),
+                with_spread(est(tcp)),
+                format!("{:.0} %", ((n - m) / n * 100.0).max(0.0)),
+                format!("{:.0}", tcp.writes_per_burst),
+                sig3(tcp.bytes_per_burst as f64 / tcp.writes_per_burst),
+            ]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+/// The targets the book set its own design: beat the std swap from 128
+/// workers up, by 2x at the largest count, and stay within 3x of the floor.
+fn own_design(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let mut t = Table::new(
+            format!(
+                "Worker chunks ({} bytes per chunk) against the std Mutex swap and the floor, \
+                 loopback TCP sink, on {} ({}, {} profile). Speedup = swap ÷ chunks; the interval \
+                 divides the bounds crosswise.",
+                d.chunk_bytes,
+                run.machine(),
+                d.runtime(),
+                run.provenance.profile
+            ),
+            &[
+                "Workers",
+                "Worker chunks",
+                "std Mutex swap",
+                "Speedup over the swap",
+                "Floor",
+                "Chunks ÷ floor",
+            ],
+        );
+        for &w in &d.workers {
+            let c = est(d.tcp(Design::WorkerChunks, w)?);
+            let s = est(d.tcp(Design::StdMutexSwap, w)?);
+            let f = est(d.tcp(Design::Floor, w)?);
+            let speedup = Estimate::ratio(s, c);
+            t.push(vec![
+                w.to_string(),
+                with_spread(c),
+                with_spread(s),
+                format!(
+                    "{} ({}–{})",
+                    ratio(speedup.point_ns),
+                    sig3(speedup.lower_ns),
+                    sig3(speedup.upper_ns)
+                ),
+                with_spread(f),
+                ratio(c.point_ns / f.point_ns),
+            ]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+fn verdicts(run: &Run<FanInData>) -> Vec<Verdict> {
+    CLAIMS
+        .iter()
+        .map(|claim| {
+            let decided = match claim.id {
+                "FAN-1" => fan_1(&run.data),
+                "FAN-2" => fan_2(&run.data),
+                "FAN-3" => fan_3(&run.data),
+                "FAN-4" => fan_4(&run.data),
+                other => Err(anyhow!("no rule for {other}")),
+            };
+            match decided {
+                Ok(Some((outcome, evidence))) => {
+                    Verdict::new(claim, run.machine(), outcome, evidence)
+                }
+                Ok(None) => Verdict::not_measured(
+                    claim,
+                    format!(
+                        "the run on {} does not reach thousands of workers",
+                        run.machine()
+                    ),
+                ),
+                Err(e) => Verdict::not_measured(claim, format!("{e:#}")),
+            }
+        })
+        .collect()
+}
+
+type Decision = Result<Option<(Outcome, String)>>;
+
+/// `a` slower than `b` with the intervals apart, faster likewise, or neither.
+fn compare(a: &Estimate, b: &Estimate) -> Option<bool> {
+    if a.lower_ns > b.upper_ns {
+        Some(true)
+    } else if a.upper_ns < b.lower_ns {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn fan_1(d: &FanInData) -> Decision {
+    let w = d.workers[0];
+    let swap = est(d.tcp(Design::StdMutexSwap, w)?);
+    let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
+    let outcome = match compare(swap, mpsc) {
+        Some(slower) => Outcome::from_bool(slower),
+        None => Outcome::Inconclusive,
+    };
+    Ok(Some((
+        outcome,
+        format!(
+            "{w} worker(s): swap {}, mpsc {}",
+            with_spread(swap),
+            with_spread(mpsc)
+        ),
+    )))
+}
+
+fn fan_2(d: &FanInData) -> Decision {
+    let top = largest(d);
+    if top < 1000 {
+        return Ok(None);
+    }
+    let mut not_faster = Vec::new();
+    for &w in d.workers.iter().filter(|&&w| w >= 8) {
+        let swap = est(d.tcp(Design::StdMutexSwap, w)?);
+        let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
+        if compare(swap, mpsc) != Some(false) {
+            not_faster.push(w.to_string());
+        }
+    }
+    let gap = est(d.tcp(Design::MpscUnbounded, top)?).point_ns
+        / est(d.tcp(Design::StdMutexSwap, top)?).point_ns;
+    let holds = not_faster.is_empty() && gap >= 10.0;
+    let mut evidence = format!("at {top} workers mpsc ÷ swap = {}", ratio(gap));
+    if !not_faster.is_empty() {
+        evidence.push_str(&format!(
+            "; swap not clearly faster at {} workers",
+            not_faster.join(", ")
+        ));
+    }
+    Ok(Some((Outcome::from_bool(holds), evidence)))
+}
+
+fn fan_3(d: &FanInData) -> Decision {
+    let ratios: Vec<f64> = d
+        .workers
+        .iter()
+        .map(|&w| {
+            Ok(est(d.tcp(Design::TokioMutexSwap, w)?).point_ns
+                / est(d.tcp(Design::StdMutexSwap, w)?).point_ns)
+        })
+        .collect::<Result<_>>()?;
+    let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    Ok(Some((
+        Outcome::from_bool((12.5..=50.0).contains(&geo)),
+        format!(
+            "tokio ÷ std swap: geometric mean {}, from {} to {} across worker counts",
+            ratio(geo),
+            ratio(lo),
+            ratio(hi)
+        ),
+    )))
+}
+
+fn fan_4(d: &FanInData) -> Decision {
+    let top = largest(d);
+    let swap = d.tcp(Design::StdMutexSwap, top)?;
+    let per_write = swap.bytes_per_burst as f64 / swap.writes_per_burst;
+    let t_swap = est(swap).point_ns;
+    let t_mpsc = est(d.tcp(Design::MpscUnbounded, top)?).point_ns;
+    let t_many = est(d.tcp(Design::MpscRecvMany, top)?).point_ns;
+    if t_mpsc <= t_swap {
+        return Ok(Some((
+            Outcome::DoesNotHold,
+            format!("at {top} workers the swap does not win: nothing for batching to explain"),
+        )));
+    }
+    let closed = (t_mpsc - t_many) / (t_mpsc - t_swap);
+    Ok(Some((
+        Outcome::from_bool(per_write >= 16.0 && closed >= 0.9),
+        format!(
+            "at {top} workers the swap writes {} messages per call; recv_many removes {:.0} % of \
+             mpsc's excess over the swap ({} vs swap {}, mpsc {})",
+            sig3(per_write),
+            closed * 100.0,
+            nanos(t_many),
+            nanos(t_swap),
+            nanos(t_mpsc)
+        ),
+    )))
+}

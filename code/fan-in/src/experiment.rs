@@ -1,0 +1,246 @@
+//! Runs bursts: the runtime, the sinks, the timed region and the validation.
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use harness::timing::{Sampling, Timing};
+use harness::Profile;
+use serde::{Deserialize, Serialize};
+use tokio::runtime::Runtime;
+
+use crate::burst::Tally;
+use crate::sink::{Sink, SinkKind, TcpSinkServer};
+use crate::Design;
+
+/// A burst that takes longer than this is a hang, not a measurement.
+pub const BURST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The worker counts and criterion sampling of one profile.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub workers: Vec<usize>,
+    pub sampling: Sampling,
+}
+
+// ANCHOR: plan
+pub fn plan(profile: Profile) -> Plan {
+    let powers = |ks: &[u32]| ks.iter().map(|k| 1usize << k).collect::<Vec<_>>();
+    Plan {
+        workers: profile.pick(
+            powers(&[0, 3, 6]),
+            powers(&[0, 2, 4, 6, 7, 9, 11, 13]),
+            powers(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
+        ),
+        // (samples, warm-up ms, measurement ms) per point.
+        sampling: profile.pick(
+            Sampling::new(10, 5, 20),
+            Sampling::new(10, 40, 150),
+            Sampling::new(20, 200, 1000),
+        ),
+    }
+}
+// ANCHOR_END: plan
+
+/// The runtime every design runs on: tokio's multi-thread scheduler with one
+/// worker per core the OS reports, so the count is derived, not assumed.
+pub fn worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+pub fn runtime() -> Result<Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(worker_threads())
+        .enable_all()
+        .build()
+        .context("building the tokio runtime")
+}
+
+/// One validated burst.
+#[derive(Clone, Copy, Debug)]
+pub struct Burst {
+    pub elapsed: Duration,
+    /// Write calls the consumer made on the sink.
+    pub writes: u64,
+    pub tally: Tally,
+}
+
+/// The runtime, the loopback sink thread and one connected sink of each
+/// kind, all made once: none of it is inside a timed region.
+pub struct Rig {
+    rt: Runtime,
+    server: TcpSinkServer,
+    tcp: Option<Sink>,
+    memory: Option<Sink>,
+    expected: HashMap<usize, Tally>,
+}
+
+impl Rig {
+    pub fn new() -> Result<Rig> {
+        let rt = runtime()?;
+        let server = TcpSinkServer::start()?;
+        let tcp = rt.block_on(server.connect())?;
+        Ok(Rig {
+            rt,
+            server,
+            tcp: Some(tcp),
+            memory: Some(Sink::memory()),
+            expected: HashMap::new(),
+        })
+    }
+
+    /// Runs one burst and checks the sink received exactly what the producers
+    /// sent. The timed region is the `Instant` pair below and nothing else.
+    pub fn burst(&mut self, design: Design, kind: SinkKind, workers: usize) -> Result<Burst> {
+        let expected = *self
+            .expected
+            .entry(workers)
+            .or_insert_with(|| Tally::expected(workers));
+        let slot = match kind {
+            SinkKind::Tcp => &mut self.tcp,
+            SinkKind::Memory => &mut self.memory,
+        };
+        let mut sink = slot
+            .take()
+            .ok_or_else(|| anyhow!("the {} was lost by an earlier failure", kind.label()))?;
+        sink.take_writes();
+        let report = match kind {
+            SinkKind::Tcp => Some(self.server.expect(expected.bytes)?),
+            SinkKind::Memory => None,
+        };
+        // ANCHOR: timed
+        let (elapsed, outcome) = self.rt.block_on(async move {
+            let start = Instant::now();
+            let outcome = tokio::time::timeout(BURST_TIMEOUT, async move {
+                // Spawns the consumer and every producer; returns when the
+                // consumer has handed the sink its last byte.
+                let mut sink = design.burst(workers, sink).await?;
+                // Over TCP the stop point is the reading thread's count, so
+                // bytes still in flight in the kernel are inside the region.
+                let tally = match report {
+                    Some(report) => report.await.map_err(std::io::Error::other)??,
+                    None => sink.take_memory_tally().expect("a memory sink"),
+                };
+                Ok::<_, std::io::Error>((sink, tally))
+            })
+            .await;
+            (start.elapsed(), outcome)
+        });
+        // ANCHOR_END: timed
+        let (mut sink, tally) = outcome
+            .map_err(|_| {
+                anyhow!(
+                    "{} with {workers} workers into the {} did not finish within {:?}",
+                    design.label(),
+                    kind.label(),
+                    BURST_TIMEOUT
+                )
+            })?
+            .with_context(|| format!("{} with {workers} workers", design.label()))?;
+        if tally != expected {
+            bail!(
+                "{} with {workers} workers delivered {} bytes (checksum {}/{}) to the {}, \
+                 expected {} bytes (checksum {}/{})",
+                design.label(),
+                tally.bytes,
+                tally.sum,
+                tally.sum_of_squares,
+                kind.label(),
+                expected.bytes,
+                expected.sum,
+                expected.sum_of_squares
+            );
+        }
+        let writes = sink.take_writes();
+        *slot = Some(sink);
+        Ok(Burst {
+            elapsed,
+            writes,
+            tally,
+        })
+    }
+
+    /// Closes the sinks and checks no stray byte reached the TCP sink after
+    /// the last burst it expected.
+    pub fn finish(mut self) -> Result<()> {
+        self.tcp.take();
+        self.memory.take();
+        let Rig { rt, server, .. } = self;
+        drop(rt);
+        server.shutdown()
+    }
+}
+
+/// One timed point of the sweep, as stored in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    pub sink: SinkKind,
+    pub design: Design,
+    pub workers: usize,
+    /// Criterion's estimates of one burst, in nanoseconds.
+    pub timing: Timing,
+    /// Bursts run for this point (warm-up included), each one validated.
+    pub bursts: u64,
+    /// Bytes the sink received per burst (`workers x PER_WORKER`, checked).
+    pub bytes_per_burst: u64,
+    /// Mean write calls the consumer made per burst.
+    pub writes_per_burst: f64,
+}
+
+/// Times `design` with criterion: every iteration is one full, validated burst.
+pub fn time_point(
+    rig: &mut Rig,
+    scratch: &Path,
+    sampling: Sampling,
+    design: Design,
+    kind: SinkKind,
+    workers: usize,
+) -> Result<Measured> {
+    let id = format!(
+        "{}-{}-w{workers}",
+        match kind {
+            SinkKind::Tcp => "tcp",
+            SinkKind::Memory => "memory",
+        },
+        design.id()
+    );
+    let mut failure: Option<anyhow::Error> = None;
+    let (mut bursts, mut writes, mut bytes) = (0u64, 0u64, 0u64);
+    let timing = harness::timing::measure(scratch, sampling, &id, |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                if failure.is_some() {
+                    // Criterion cannot be stopped from here: report slow
+                    // iterations so it winds down at once; the error wins below.
+                    return Duration::from_secs(iters);
+                }
+                match rig.burst(design, kind, workers) {
+                    Ok(burst) => {
+                        total += burst.elapsed;
+                        bursts += 1;
+                        writes += burst.writes;
+                        bytes = burst.tally.bytes;
+                    }
+                    Err(e) => failure = Some(e),
+                }
+            }
+            total
+        })
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if bursts == 0 {
+        bail!("{id}: criterion ran no burst");
+    }
+    Ok(Measured {
+        sink: kind,
+        design,
+        workers,
+        timing,
+        bursts,
+        bytes_per_burst: bytes,
+        writes_per_burst: writes as f64 / bursts as f64,
+    })
+}

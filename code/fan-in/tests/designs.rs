@@ -1,0 +1,121 @@
+//! Every design delivers exactly what its producers sent, and finishes when
+//! they do. A hang fails the test with a message instead of stalling CI.
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use fan_in::burst::Tally;
+use fan_in::experiment::{runtime, Rig};
+use fan_in::sink::{Sink, SinkKind, TcpSinkServer};
+use fan_in::{Design, PER_WORKER};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `f` on its own thread and fails with `what` if it takes over `LIMIT`.
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(LIMIT)
+        .unwrap_or_else(|_| panic!("{what} did not finish within {LIMIT:?}: a design hangs"))
+}
+
+#[test]
+fn every_design_delivers_every_byte_with_the_right_checksum() {
+    within("the delivery check", || {
+        let mut rig = Rig::new().unwrap();
+        for kind in SinkKind::ALL {
+            for design in Design::ALL {
+                for workers in [1, 3, 17, 64] {
+                    let burst = rig
+                        .burst(design, kind, workers)
+                        .unwrap_or_else(|e| panic!("{e:#}"));
+                    assert_eq!(burst.tally.bytes, (workers * PER_WORKER) as u64);
+                    assert_eq!(
+                        burst.tally,
+                        Tally::expected(workers),
+                        "{} / {}",
+                        kind.label(),
+                        design.id()
+                    );
+                    assert!(burst.writes >= 1, "{} wrote nothing", design.id());
+                }
+            }
+        }
+        rig.finish().unwrap();
+    });
+}
+
+#[test]
+fn the_consumer_finishes_when_the_producers_do() {
+    within("the bursts", || {
+        let rt = runtime().unwrap();
+        rt.block_on(async {
+            for design in Design::ALL {
+                for workers in [1, 2, 256] {
+                    let mut sink = tokio::time::timeout(
+                        Duration::from_secs(20),
+                        design.burst(workers, Sink::memory()),
+                    )
+                    .await
+                    .unwrap_or_else(|_| {
+                        panic!("{} with {workers} workers never returned", design.id())
+                    })
+                    .unwrap();
+                    let tally = sink.take_memory_tally().unwrap();
+                    assert_eq!(tally, Tally::expected(workers), "{}", design.id());
+                }
+            }
+        });
+    });
+}
+
+#[test]
+fn only_the_right_multiset_of_bytes_passes_the_checksum() {
+    let expected = Tally::expected(4);
+    let mut sent: Vec<u8> = (0..4)
+        .flat_map(|w| (0..PER_WORKER).map(move |i| fan_in::burst::message(w, i)))
+        .collect();
+    sent.reverse();
+    let mut t = Tally::default();
+    t.add(&sent);
+    assert_eq!(t, expected, "order must not matter");
+    // One byte swapped for another of a different worker: same length, caught.
+    sent[0] = sent[0].wrapping_add(1);
+    let mut t = Tally::default();
+    t.add(&sent);
+    assert_ne!(t, expected);
+}
+
+#[test]
+fn the_tcp_sink_rejects_bytes_nobody_expected() {
+    within("the stray-byte check", || {
+        let server = TcpSinkServer::start().unwrap();
+        let rt = runtime().unwrap();
+        let mut sink = rt.block_on(server.connect()).unwrap();
+        let report = server.expect(3).unwrap();
+        // A consumer that resends (as the published one did) writes more than expected.
+        rt.block_on(sink.write_all(&[1, 2, 3, 4, 5])).unwrap();
+        let tally = rt.block_on(report).unwrap().unwrap();
+        assert_eq!(tally.bytes, 3);
+        drop(sink);
+        let err = server.shutdown().unwrap_err();
+        assert!(format!("{err:#}").contains("no burst expected"), "{err:#}");
+    });
+}
+
+#[test]
+fn a_short_delivery_is_an_error_not_a_measurement() {
+    within("the short-delivery check", || {
+        let server = TcpSinkServer::start().unwrap();
+        let rt = runtime().unwrap();
+        let mut sink = rt.block_on(server.connect()).unwrap();
+        let report = server.expect(10).unwrap();
+        rt.block_on(sink.write_all(&[1, 2, 3])).unwrap();
+        drop(sink);
+        let outcome = rt.block_on(report).unwrap();
+        assert!(outcome.is_err(), "the sink accepted 3 of 10 bytes");
+        assert!(server.shutdown().is_err());
+    });
+}

@@ -1,0 +1,168 @@
+//! The chapter end to end: a smoke run passes its own checks and renders every
+//! exhibit; tampered data is refused; every listing the page includes exists.
+use std::path::PathBuf;
+
+use harness::chapter::measure_in_memory;
+use harness::results::Store;
+use harness::{Block, Book, Chapter, ExhibitKind, Profile, Progress, Run};
+use mutex_cost::book::{Data, MutexCost};
+
+fn smoke() -> Book<Data> {
+    // A stuck lock or actor must fail the test, not hang the suite.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let progress = Progress::hidden("mutex-cost");
+        let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, &progress));
+    });
+    let file = rx
+        .recv_timeout(std::time::Duration::from_secs(180))
+        .expect("the smoke profile did not finish within three minutes")
+        .unwrap();
+    Book {
+        chapter: MutexCost::NAME,
+        runs: vec![Run {
+            path: PathBuf::from("smoke.json"),
+            provenance: file.provenance,
+            data: file.data,
+            stale: false,
+            ephemeral: true,
+        }],
+        store: Store::new(Store::default_root()),
+    }
+}
+
+#[test]
+fn a_smoke_run_checks_and_renders_every_exhibit() {
+    let book = smoke();
+    MutexCost::check(&book.runs[0].data).unwrap();
+    for exhibit in MutexCost::EXHIBITS {
+        let blocks = MutexCost::render(exhibit.name, &book)
+            .unwrap_or_else(|e| panic!("exhibit {} failed: {e:#}", exhibit.name));
+        assert!(!blocks.is_empty(), "exhibit {} is empty", exhibit.name);
+        let kind_shown = blocks.iter().any(|b| {
+            matches!(
+                (exhibit.kind, b),
+                (ExhibitKind::Table, Block::Table(_))
+                    | (ExhibitKind::Figure, Block::Figure(_) | Block::Bars(_))
+                    | (ExhibitKind::Verdicts, Block::Verdicts(_))
+                    | (ExhibitKind::Text, Block::Text(_))
+            )
+        });
+        assert!(
+            kind_shown,
+            "exhibit {} has no {:?} block",
+            exhibit.name, exhibit.kind
+        );
+        let md = harness::render::exhibit_markdown(MutexCost::NAME, exhibit.name, &book, &blocks);
+        assert!(
+            !md.contains("NaN") && !md.contains("inf"),
+            "exhibit {}: {md}",
+            exhibit.name
+        );
+    }
+    let Block::Verdicts(v) = &MutexCost::render("verdicts", &book).unwrap()[0] else {
+        panic!("verdicts exhibit is not a verdict block")
+    };
+    let ids: Vec<_> = v.iter().map(|v| v.claim.id).collect();
+    assert_eq!(ids, ["MUT-1", "MUT-2", "MUT-3"]);
+    assert!(MutexCost::render("nonsense", &book).is_err());
+
+    let good = book.runs[0].data.clone();
+    let tamper = |f: &dyn Fn(&mut Data), expect: &str| {
+        let mut d = good.clone();
+        f(&mut d);
+        let err = format!("{:#}", MutexCost::check(&d).expect_err(expect));
+        assert!(err.contains(expect), "expected {expect:?} in {err:?}");
+    };
+    tamper(
+        &|d| {
+            d.join_all
+                .retain(|r| r.variant != mutex_cost::Variant::Actor)
+        },
+        "timings of actor",
+    );
+    tamper(
+        &|d| d.contended[0].timing.mean.point_ns = 0.0,
+        "is not a positive time",
+    );
+    tamper(
+        &|d| d.contended[1].timing.mean.lower_ns = d.contended[1].timing.mean.upper_ns * 2.0,
+        "does not contain",
+    );
+    tamper(
+        &|d| d.per_op.pop().map(|_| ()).unwrap(),
+        "per_op: no timing",
+    );
+    tamper(
+        &|d| d.heartbeat[1].p99_ns = d.heartbeat[1].max_ns + 1,
+        "not increasing",
+    );
+    tamper(
+        &|d| {
+            d.heartbeat
+                .retain(|h| h.load != mutex_cost::heartbeat::Load::Idle)
+        },
+        "no run for load idle",
+    );
+    tamper(
+        &|d| d.join_all[0].rounds_validated = 0,
+        "no validated round",
+    );
+}
+
+/// mdBook includes nothing, silently, for a missing anchor: fail here instead.
+#[test]
+fn every_listing_on_the_page_has_a_non_empty_anchor() {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let page = crate_dir.join("../../src/mutex-cost.md");
+    let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    let mut seen = 0;
+    for include in text.split("{{#include ").skip(1) {
+        let spec = include.split("}}").next().unwrap();
+        let (file, anchor) = spec
+            .rsplit_once(':')
+            .unwrap_or_else(|| panic!("include {spec} has no anchor"));
+        let rel = file
+            .strip_prefix("../code/mutex-cost/")
+            .unwrap_or_else(|| panic!("{file} is not in this crate"));
+        let source =
+            std::fs::read_to_string(crate_dir.join(rel)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let start = format!("// ANCHOR: {anchor}\n");
+        let end = format!("// ANCHOR_END: {anchor}");
+        let body = source
+            .split_once(&start)
+            .and_then(|(_, rest)| rest.split_once(&end))
+            .unwrap_or_else(|| panic!("{file}: anchor {anchor} is missing"))
+            .0;
+        assert!(!body.trim().is_empty(), "{file}: anchor {anchor} is empty");
+        seen += 1;
+    }
+    assert!(seen > 0, "the page includes no listing");
+}
+
+/// Every declared exhibit is on the page, and the page asks for no other.
+#[test]
+fn the_page_shows_every_exhibit_and_only_declared_ones() {
+    let page = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../src/mutex-cost.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let prefix = "<!-- cmdrun ../code/target/release/harness render mutex-cost ";
+    let shown: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix)?.strip_suffix(" -->"))
+        .collect();
+    for e in MutexCost::EXHIBITS {
+        assert!(
+            shown.contains(&e.name),
+            "exhibit {} is not on the page",
+            e.name
+        );
+    }
+    for name in &shown {
+        let known = *name == "provenance" || MutexCost::EXHIBITS.iter().any(|e| e.name == *name);
+        assert!(known, "the page renders undeclared exhibit {name}");
+    }
+    assert!(
+        shown.contains(&"provenance"),
+        "the page has no provenance card"
+    );
+}
