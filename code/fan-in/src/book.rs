@@ -431,17 +431,24 @@ fn burst_figure(
         );
         if with_published {
             let (rows, citation) = published(book)?;
-            let line = |label: &str, f: fn(&PublishedRow) -> f64| {
+            let line = |label: &str, design: Design, f: fn(&PublishedRow) -> f64| {
                 Series::published(
                     format!("published: {label}"),
                     rows.iter()
                         .map(|r| Point::new(r.workers as f64, f(r)))
                         .collect(),
                 )
+                .coloured_like(design.label())
             };
-            series.push(line("mpsc unbounded", |r| r.tokio_mpsc_us));
-            series.push(line("std Mutex swap", |r| r.std_mutex_us));
-            series.push(line("tokio Mutex swap", |r| r.tokio_mutex_us));
+            series.push(line("mpsc unbounded", Design::MpscUnbounded, |r| {
+                r.tokio_mpsc_us
+            }));
+            series.push(line("std Mutex swap", Design::StdMutexSwap, |r| {
+                r.std_mutex_us
+            }));
+            series.push(line("tokio Mutex swap", Design::TokioMutexSwap, |r| {
+                r.tokio_mutex_us
+            }));
             caption.push_str(&format!(
                 " Dashed: the published numbers ({citation}; {PUBLISHED_PER_WORKER} messages per \
                  worker, different stop points, see above), same colour as the design they claim to measure."

@@ -56,6 +56,12 @@ pub trait Chapter {
     fn check(data: &Self::Data) -> Result<()>;
 
     fn render(exhibit: &str, book: &Book<Self::Data>) -> Result<Vec<Block>>;
+
+    /// The estimates the chapter's verdicts rest on, named, for the built-in
+    /// `precision` exhibit. Chapters whose numbers are exact return none.
+    fn headline(_data: &Self::Data) -> Vec<(String, crate::timing::Estimate)> {
+        Vec::new()
+    }
 }
 
 /// One machine's results as the page sees them.
@@ -402,6 +408,71 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
     })
 }
 
+/// Exhibits every chapter has without declaring them.
+pub const BUILT_IN: [&str; 2] = ["provenance", "precision"];
+
+/// Largest 95 % half-width, as a fraction of the estimate, that the full
+/// profile promises for every headline estimate.
+pub const PRECISION_TARGET: f64 = 0.05;
+
+/// How precise each headline estimate is, per machine, and whether the run
+/// was made on a busy machine: what a reader needs before trusting a verdict.
+fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let p = &run.provenance;
+        let estimates = C::headline(&run.data);
+        let mut text = format!("**{}** ({} profile). ", run.machine(), p.profile);
+        if let Some(load) = p.load_average_at_start {
+            let cores = p.machine.cores as f64;
+            if load > cores * 0.5 {
+                text.push_str(&format!(
+                    "The machine was busy when the run started (load {load:.2} on {} cores): \
+                     margins may be wider than a quiet machine would give. ",
+                    p.machine.cores
+                ));
+            } else {
+                text.push_str(&format!("Load at start {load:.2} on {} cores. ", p.machine.cores));
+            }
+        }
+        if estimates.is_empty() {
+            text.push_str("This chapter's figures are exact counts: they have no spread.");
+            blocks.push(Block::Text(text));
+            continue;
+        }
+        let wide: Vec<&(String, crate::timing::Estimate)> = estimates
+            .iter()
+            .filter(|(_, e)| !(e.relative_half_width() <= PRECISION_TARGET))
+            .collect();
+        text.push_str(&format!(
+            "{} of {} headline estimates have a 95 % interval within ±{:.0} % of their value.",
+            estimates.len() - wide.len(),
+            estimates.len(),
+            PRECISION_TARGET * 100.0
+        ));
+        if !wide.is_empty() && p.profile == Profile::Full {
+            text.push_str(" The full profile promises all of them; the others are listed below.");
+        }
+        blocks.push(Block::Text(text));
+        let mut t = crate::exhibit::Table::new(
+            format!("Headline estimates on {} and their 95 % intervals.", run.machine()),
+            &["estimate", "value", "interval", "± of value", "precise enough"],
+        );
+        for (name, e) in &estimates {
+            let ok = e.relative_half_width() <= PRECISION_TARGET;
+            t.push(vec![
+                name.clone(),
+                crate::fmt::sig3(e.point_ns),
+                format!("{} – {}", crate::fmt::sig3(e.lower_ns), crate::fmt::sig3(e.upper_ns)),
+                format!("{:.1} %", e.relative_half_width() * 100.0),
+                if ok { "yes".into() } else { "**no**".into() },
+            ]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    blocks
+}
+
 /// Every table the chapter's exhibits show, named `<exhibit>.csv`
 /// (`<exhibit>-2.csv`, ... when an exhibit shows several).
 pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, crate::exhibit::Table)>> {
@@ -446,10 +517,10 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
 /// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
 pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String> {
     let known = C::EXHIBITS.iter().any(|e| e.name == exhibit);
-    if exhibit != "provenance" && !known {
+    if !BUILT_IN.contains(&exhibit) && !known {
         let names: Vec<_> = C::EXHIBITS.iter().map(|e| e.name).collect();
         bail!(
-            "unknown exhibit {exhibit:?} for chapter {}: expected provenance or one of {}",
+            "unknown exhibit {exhibit:?} for chapter {}: expected provenance, precision or one of {}",
             C::NAME,
             names.join(", ")
         );
@@ -461,6 +532,10 @@ pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String
         md.push_str(&render::downloads(C::NAME, &book, &csv));
         return Ok(md);
     }
-    let blocks = C::render(exhibit, &book)?;
+    let blocks = if exhibit == "precision" {
+        precision::<C>(&book)
+    } else {
+        C::render(exhibit, &book)?
+    };
     Ok(render::exhibit_markdown(C::NAME, exhibit, &book, &blocks))
 }

@@ -114,6 +114,9 @@ pub struct Series {
     pub points: Vec<Point>,
     /// Published reference numbers: drawn dashed, labelled as such.
     pub published: bool,
+    /// Draw in the colour of the series with this label (a published row
+    /// beside the measured design it claims to measure).
+    pub coloured_like: Option<String>,
 }
 
 impl Series {
@@ -122,6 +125,7 @@ impl Series {
             label: label.into(),
             points,
             published: false,
+            coloured_like: None,
         }
     }
 
@@ -130,7 +134,14 @@ impl Series {
             label: label.into(),
             points,
             published: true,
+            coloured_like: None,
         }
+    }
+
+    /// Shares the colour of the series labelled `label`.
+    pub fn coloured_like(mut self, label: impl Into<String>) -> Self {
+        self.coloured_like = Some(label.into());
+        self
     }
 }
 

@@ -65,4 +65,15 @@ impl Dataset {
             self.source.title, self.source.url, self.source.machine
         )
     }
+
+    /// The same as HTML, for figure captions (raw HTML on the page).
+    pub fn citation_html(&self) -> String {
+        use crate::render::html_escape;
+        format!(
+            "<a href=\"{}\">{}</a>, {}",
+            html_escape(&self.source.url),
+            html_escape(&self.source.title),
+            html_escape(&self.source.machine)
+        )
+    }
 }

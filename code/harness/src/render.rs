@@ -16,6 +16,38 @@ pub fn html_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The little markdown a caption uses, as HTML: `[text](url)`, `` `code` ``
+/// and `**bold**`. Figure captions are raw HTML on the page, where mdBook
+/// would leave markdown as it is. Existing HTML passes through.
+pub fn inline_markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(['[', '`', '*']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(code) = tail.strip_prefix('`').and_then(|t| t.split_once('`')) {
+            out.push_str(&format!("<code>{}</code>", html_escape(code.0)));
+            rest = code.1;
+        } else if let Some(bold) = tail.strip_prefix("**").and_then(|t| t.split_once("**")) {
+            out.push_str(&format!("<strong>{}</strong>", bold.0));
+            rest = bold.1;
+        } else if let Some((text, url, after)) = tail
+            .strip_prefix('[')
+            .and_then(|t| t.split_once("]("))
+            .and_then(|(text, t)| t.split_once(')').map(|(url, after)| (text, url, after)))
+            .filter(|(text, url, _)| !text.contains('[') && !url.contains(' '))
+        {
+            out.push_str(&format!("<a href=\"{url}\">{text}</a>"));
+            rest = after;
+        } else {
+            out.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
@@ -269,6 +301,14 @@ pub fn exhibit_markdown<D>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caption_markdown_becomes_html() {
+        assert_eq!(
+            inline_markdown("see [post](https://x.y/p), `Vec<u8>` and **this**; a*b [x] <code>k</code>"),
+            "see <a href=\"https://x.y/p\">post</a>, <code>Vec&lt;u8&gt;</code> and <strong>this</strong>; a*b [x] <code>k</code>"
+        );
+    }
 
     #[test]
     fn csv_quotes_what_needs_quoting() {

@@ -63,6 +63,7 @@ fn finish(svg: String, title: &str) -> String {
 }
 
 pub fn figure_html(id: &str, caption: &str, svg: &str) -> String {
+    let caption = crate::render::inline_markdown(caption);
     format!(
         "<figure class=\"bench-figure\" id=\"fig-{id}\">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n\n"
     )
@@ -87,7 +88,9 @@ fn tick(v: f64) -> String {
     } else if a >= 1.0 || a == 0.0 {
         short(v)
     } else {
-        format!("{v:.2}")
+        // 0.5, 0.25, 0.001: as many decimals as the value needs, no more.
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -171,7 +174,9 @@ macro_rules! draw_lines {
             .y_label_formatter(&|v| tick(*v))
             .draw()
             .expect("mesh");
-        for (i, s) in fig.series.iter().enumerate() {
+        let colours = colour_indices(fig);
+        for (k, s) in fig.series.iter().enumerate() {
+            let i = colours[k];
             let style = colour(i).stroke_width(if s.published { 2 } else { 3 });
             let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.x, p.y)).collect();
             if s.published {
@@ -203,12 +208,28 @@ macro_rules! draw_lines {
     }};
 }
 
+/// Palette index of each series: its own position, or that of the series it
+/// asks to share a colour with (a published row beside its measured twin).
+fn colour_indices(fig: &Figure) -> Vec<usize> {
+    fig.series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.coloured_like
+                .as_ref()
+                .and_then(|l| fig.series.iter().position(|o| &o.label == l))
+                .unwrap_or(i)
+        })
+        .collect()
+}
+
 pub fn line_chart(fig: &Figure) -> String {
+    let colours = colour_indices(fig);
     let entries: Vec<(String, usize, bool)> = fig
         .series
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.label.clone(), i, s.published))
+        .map(|(i, s)| (s.label.clone(), colours[i], s.published))
         .collect();
     let height = PLOT_HEIGHT + legend_height(entries.len());
     let (x0, x1) = bounds(
@@ -406,7 +427,8 @@ mod tests {
         assert_eq!(tick(1000.0), "1k");
         assert_eq!(tick(10_000.0), "10k");
         assert_eq!(tick(2_500_000.0), "2.50M");
-        assert_eq!(tick(0.5), "0.50");
+        assert_eq!(tick(0.5), "0.5");
+        assert_eq!(tick(0.001), "0.001");
         assert_eq!(tick(8.0), "8");
     }
 
