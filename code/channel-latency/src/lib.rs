@@ -1,1 +1,144 @@
+//! How much does async coordination cost per message, next to a synchronous
+//! lock-free channel? Three experiments:
+//!
+//! - **A, the payload sweep**: one *burst* is [`BURST`] sends into a bounded
+//!   channel of capacity [`CAPACITY`], then as many receives, all in one
+//!   thread (one task on a current-thread tokio runtime for the async
+//!   channels). Payloads are `[u8; N]` (copied through the channel) and
+//!   `Box<[u8; N]>` (only a pointer moves) for every N in [`PAYLOAD_SIZES`].
+//!   Two floors frame the channels: the same burst through a plain `Vec`
+//!   (no synchronisation at all) and one `memcpy` of `BURST * N` bytes.
+//! - **B, back-pressure**: `T` producer tasks x `M` messages through one
+//!   bounded channel, tokio vs kanal async, every message's latency recorded
+//!   two ways (see [`backpressure`]).
+//! - **C, cross-machine**: experiment A's tokio/crossbeam ratio per machine;
+//!   the data is per-machine results files, the comparison is in [`book`].
+pub mod backpressure;
+pub mod book;
+pub mod crossbeam_bounded;
+pub mod kanal_async;
+pub mod kanal_sync;
+pub mod memcpy_floor;
+pub mod payload;
+pub mod std_sync_channel;
+pub mod sweep;
+pub mod tokio_mpsc;
+pub mod vec_floor;
 
+pub use book::ChannelLatency;
+
+use harness::timing::Sampling;
+use harness::Profile;
+
+/// Messages per burst, and the channel's capacity: every send finds room,
+/// so experiment A times the per-message cost of a channel, never a wait.
+pub const BURST: usize = 1000;
+pub const CAPACITY: usize = 1000;
+
+/// Payload sizes in bytes. Every payload starts with an 8-byte sequence
+/// number, which the receiver reads back to prove what arrived.
+pub const PAYLOAD_SIZES: [usize; 8] = [8, 64, 256, 512, 1024, 4096, 16384, 32768];
+
+/// What carries the bursts in experiment A.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    TokioMpsc,
+    Crossbeam,
+    KanalSync,
+    KanalAsync,
+    StdSyncChannel,
+    /// A `Vec` standing in for the channel: the work of a burst with no synchronisation.
+    VecFloor,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 6] = [
+        Variant::TokioMpsc,
+        Variant::Crossbeam,
+        Variant::KanalSync,
+        Variant::KanalAsync,
+        Variant::StdSyncChannel,
+        Variant::VecFloor,
+    ];
+
+    /// The id stored in results files.
+    pub fn id(self) -> &'static str {
+        match self {
+            Variant::TokioMpsc => "tokio",
+            Variant::Crossbeam => "crossbeam",
+            Variant::KanalSync => "kanal-sync",
+            Variant::KanalAsync => "kanal-async",
+            Variant::StdSyncChannel => "std-sync-channel",
+            Variant::VecFloor => "vec-floor",
+        }
+    }
+
+    /// How the page names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Variant::TokioMpsc => "tokio mpsc",
+            Variant::Crossbeam => "crossbeam-channel",
+            Variant::KanalSync => "kanal (sync)",
+            Variant::KanalAsync => "kanal (async)",
+            Variant::StdSyncChannel => "std sync_channel",
+            Variant::VecFloor => "Vec (no channel)",
+        }
+    }
+
+    pub fn is_async(self) -> bool {
+        matches!(self, Variant::TokioMpsc | Variant::KanalAsync)
+    }
+
+    pub fn from_id(id: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.id() == id)
+    }
+}
+
+/// How a payload travels: by value (its bytes are copied in and out of the
+/// channel's slot) or boxed (the allocation is made before timing and reused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carry {
+    Array,
+    Boxed,
+}
+
+impl Carry {
+    pub const ALL: [Carry; 2] = [Carry::Array, Carry::Boxed];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Carry::Array => "array",
+            Carry::Boxed => "boxed",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Carry> {
+        Carry::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// Criterion's sampling for every point of experiment A. The published run
+/// used 50 samples x 3 s; these are much cheaper, and the page shows the
+/// confidence intervals they buy.
+pub fn sweep_sampling(profile: Profile) -> Sampling {
+    profile.pick(
+        Sampling::new(10, 10, 30),
+        Sampling::new(20, 100, 400),
+        Sampling::new(50, 500, 2000),
+    )
+}
+
+/// Producer-task counts and channel bounds of experiment B (the published grid).
+pub const TASKS: [usize; 2] = [100, 1000];
+pub const BOUNDS: [usize; 3] = [1, 100, 1000];
+
+/// Messages sent through the channel per back-pressure point, split evenly
+/// over the producers. The published run sent 100,000 per task; what the
+/// latency measures depends on tasks and bound, not on the run's length,
+/// once the queue has reached its steady state.
+pub fn backpressure_messages(profile: Profile) -> usize {
+    profile.pick(20_000, 400_000, 4_000_000)
+}
+
+/// How long a back-pressure point may run before it counts as hung.
+pub const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);

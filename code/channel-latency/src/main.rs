@@ -1,1 +1,3 @@
-fn main() {}
+fn main() -> std::process::ExitCode {
+    harness::chapter_main::<channel_latency::ChannelLatency>()
+}

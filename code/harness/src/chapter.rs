@@ -415,6 +415,11 @@ pub const BUILT_IN: [&str; 2] = ["provenance", "precision"];
 /// profile promises for every headline estimate.
 pub const PRECISION_TARGET: f64 = 0.05;
 
+/// Within the target; a NaN width (a zero estimate) is not.
+fn precise(e: &crate::timing::Estimate) -> bool {
+    e.relative_half_width() <= PRECISION_TARGET
+}
+
 /// How precise each headline estimate is, per machine, and whether the run
 /// was made on a busy machine: what a reader needs before trusting a verdict.
 fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
@@ -432,7 +437,10 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
                     p.machine.cores
                 ));
             } else {
-                text.push_str(&format!("Load at start {load:.2} on {} cores. ", p.machine.cores));
+                text.push_str(&format!(
+                    "Load at start {load:.2} on {} cores. ",
+                    p.machine.cores
+                ));
             }
         }
         if estimates.is_empty() {
@@ -440,10 +448,8 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
             blocks.push(Block::Text(text));
             continue;
         }
-        let wide: Vec<&(String, crate::timing::Estimate)> = estimates
-            .iter()
-            .filter(|(_, e)| !(e.relative_half_width() <= PRECISION_TARGET))
-            .collect();
+        let wide: Vec<&(String, crate::timing::Estimate)> =
+            estimates.iter().filter(|(_, e)| !precise(e)).collect();
         text.push_str(&format!(
             "{} of {} headline estimates have a 95 % interval within ±{:.0} % of their value.",
             estimates.len() - wide.len(),
@@ -455,15 +461,28 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         }
         blocks.push(Block::Text(text));
         let mut t = crate::exhibit::Table::new(
-            format!("Headline estimates on {} and their 95 % intervals.", run.machine()),
-            &["estimate", "value", "interval", "± of value", "precise enough"],
+            format!(
+                "Headline estimates on {} and their 95 % intervals.",
+                run.machine()
+            ),
+            &[
+                "estimate",
+                "value",
+                "interval",
+                "± of value",
+                "precise enough",
+            ],
         );
         for (name, e) in &estimates {
-            let ok = e.relative_half_width() <= PRECISION_TARGET;
+            let ok = precise(e);
             t.push(vec![
                 name.clone(),
                 crate::fmt::sig3(e.point_ns),
-                format!("{} – {}", crate::fmt::sig3(e.lower_ns), crate::fmt::sig3(e.upper_ns)),
+                format!(
+                    "{} – {}",
+                    crate::fmt::sig3(e.lower_ns),
+                    crate::fmt::sig3(e.upper_ns)
+                ),
                 format!("{:.1} %", e.relative_half_width() * 100.0),
                 if ok { "yes".into() } else { "**no**".into() },
             ]);

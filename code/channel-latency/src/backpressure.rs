@@ -1,0 +1,355 @@
+//! Experiment B: `tasks` producer tasks push their share of the messages
+//! through one bounded channel to a single receiving task, on a multi-thread
+//! runtime. Every message is timed two ways:
+//!
+//! - **before send** (the published method): from just before
+//!   `send().await` to the moment the receiver dequeues it. This includes the
+//!   wait for room in the channel, so it is mostly queueing delay.
+//! - **enqueue to dequeue**: from the moment `send().await` returned (the
+//!   message is in the channel) to its dequeue: the time spent in the queue.
+//!
+//! Recording takes no lock: the receiver owns its histogram and its table of
+//! dequeue times, each producer owns its table of send-completion times, and
+//! the tables are joined after every task has finished.
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// What travels through the channel: who sent it and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Stamp {
+    pub producer: u32,
+    pub seq: u32,
+    /// Nanoseconds since the run's origin, taken just before `send().await`.
+    pub sent_ns: u64,
+}
+
+/// The two operations experiment B needs from an async channel.
+pub trait AsyncChannel: 'static {
+    type Tx: Clone + Send + Sync + 'static;
+    type Rx: Send + 'static;
+    const ID: &'static str;
+    fn open(bound: usize) -> (Self::Tx, Self::Rx);
+    /// Resolves to false if the receiver is gone.
+    fn send(tx: &Self::Tx, msg: Stamp) -> impl Future<Output = bool> + Send + '_;
+    /// Resolves to `None` once every sender is dropped and the channel is empty.
+    fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<Stamp>> + Send + '_;
+}
+
+pub struct Tokio;
+
+impl AsyncChannel for Tokio {
+    type Tx = tokio::sync::mpsc::Sender<Stamp>;
+    type Rx = tokio::sync::mpsc::Receiver<Stamp>;
+    const ID: &'static str = "tokio";
+
+    fn open(bound: usize) -> (Self::Tx, Self::Rx) {
+        tokio::sync::mpsc::channel(bound)
+    }
+
+    async fn send(tx: &Self::Tx, msg: Stamp) -> bool {
+        tx.send(msg).await.is_ok()
+    }
+
+    async fn recv(rx: &mut Self::Rx) -> Option<Stamp> {
+        rx.recv().await
+    }
+}
+
+pub struct KanalAsync;
+
+impl AsyncChannel for KanalAsync {
+    type Tx = kanal::AsyncSender<Stamp>;
+    type Rx = kanal::AsyncReceiver<Stamp>;
+    const ID: &'static str = "kanal-async";
+
+    fn open(bound: usize) -> (Self::Tx, Self::Rx) {
+        kanal::bounded_async(bound)
+    }
+
+    async fn send(tx: &Self::Tx, msg: Stamp) -> bool {
+        tx.send(msg).await.is_ok()
+    }
+
+    async fn recv(rx: &mut Self::Rx) -> Option<Stamp> {
+        rx.recv().await.ok()
+    }
+}
+
+/// A latency distribution as stored in the results: HDR histogram summary, ns.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Latencies {
+    pub count: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Latencies {
+    fn of(h: &Histogram<u64>) -> Latencies {
+        Latencies {
+            count: h.len(),
+            mean_ns: h.mean(),
+            p50_ns: h.value_at_quantile(0.50),
+            p90_ns: h.value_at_quantile(0.90),
+            p99_ns: h.value_at_quantile(0.99),
+            p999_ns: h.value_at_quantile(0.999),
+            max_ns: h.max(),
+        }
+    }
+}
+
+/// One validated back-pressure run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub channel: String,
+    pub tasks: usize,
+    pub bound: usize,
+    pub messages_per_task: usize,
+    /// Messages the receiver got, each checked to arrive exactly once.
+    pub received: u64,
+    /// From the first producer's spawn to the receiver's last dequeue.
+    pub wall_ns: u64,
+    pub before_send: Latencies,
+    pub enqueue_to_dequeue: Latencies,
+    /// Messages dequeued before their producer's `send().await` returned
+    /// (recorded as the smallest latency: the true value is not above it).
+    pub dequeued_before_send_returned: u64,
+}
+
+impl Run {
+    /// Messages per second through the channel over the whole run.
+    pub fn throughput(&self) -> f64 {
+        self.received as f64 / (self.wall_ns as f64 / 1e9)
+    }
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 ns to 1 hour at three significant digits.
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
+struct Received {
+    before_send: Histogram<u64>,
+    dequeued_ns: Vec<u64>,
+    duplicates: u64,
+    out_of_range: u64,
+}
+
+// ANCHOR: producer
+async fn produce<C: AsyncChannel>(
+    tx: C::Tx,
+    producer: u32,
+    messages: usize,
+    origin: Instant,
+) -> Vec<u64> {
+    let mut sent_ns = Vec::with_capacity(messages);
+    for seq in 0..messages as u32 {
+        // The published stamp: before the wait for room in the channel.
+        let before = origin.elapsed().as_nanos() as u64;
+        let msg = Stamp {
+            producer,
+            seq,
+            sent_ns: before,
+        };
+        if !C::send(&tx, msg).await {
+            break;
+        }
+        // The message is in the channel now: the second clock starts here.
+        sent_ns.push(origin.elapsed().as_nanos() as u64);
+    }
+    sent_ns
+}
+// ANCHOR_END: producer
+
+// ANCHOR: receiver
+async fn receive<C: AsyncChannel>(
+    mut rx: C::Rx,
+    messages_per_task: usize,
+    total: usize,
+    origin: Instant,
+) -> Received {
+    let mut before_send = histogram();
+    let mut dequeued_ns = vec![0u64; total];
+    let (mut duplicates, mut out_of_range) = (0, 0);
+    while let Some(msg) = C::recv(&mut rx).await {
+        let now = (origin.elapsed().as_nanos() as u64).max(1);
+        before_send.saturating_record(now.saturating_sub(msg.sent_ns).max(1));
+        let id = msg.producer as usize * messages_per_task + msg.seq as usize;
+        match dequeued_ns.get_mut(id) {
+            Some(slot) if *slot == 0 => *slot = now,
+            Some(_) => duplicates += 1,
+            None => out_of_range += 1,
+        }
+    }
+    Received {
+        before_send,
+        dequeued_ns,
+        duplicates,
+        out_of_range,
+    }
+}
+// ANCHOR_END: receiver
+
+/// Worker threads of the multi-thread runtime: one per core, as `#[tokio::main]` does.
+pub fn worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs one point and validates it: every message received exactly once.
+/// The runtime is built before the clock starts and dropped after it stops.
+pub fn run<C: AsyncChannel>(
+    tasks: usize,
+    messages_per_task: usize,
+    bound: usize,
+    limit: Duration,
+) -> Result<Run> {
+    ensure!(tasks > 0 && messages_per_task > 0 && bound > 0, "empty run");
+    ensure!(
+        messages_per_task <= u32::MAX as usize && tasks <= u32::MAX as usize,
+        "too many messages"
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(worker_threads())
+        .enable_all()
+        .build()
+        .context("building the multi-thread runtime")?;
+    let total = tasks * messages_per_task;
+    let outcome = rt.block_on(async {
+        tokio::time::timeout(limit, async {
+            let (tx, rx) = C::open(bound);
+            let origin = Instant::now();
+            let receiver = tokio::spawn(receive::<C>(rx, messages_per_task, total, origin));
+            let producers: Vec<_> = (0..tasks)
+                .map(|p| {
+                    tokio::spawn(produce::<C>(
+                        tx.clone(),
+                        p as u32,
+                        messages_per_task,
+                        origin,
+                    ))
+                })
+                .collect();
+            // The receiver's loop ends when the last sender is dropped.
+            drop(tx);
+            let mut sent = Vec::with_capacity(tasks);
+            for p in producers {
+                sent.push(p.await.context("a producer task panicked")?);
+            }
+            let received = receiver.await.context("the receiver task panicked")?;
+            let wall_ns = origin.elapsed().as_nanos() as u64;
+            anyhow::Ok((sent, received, wall_ns))
+        })
+        .await
+    });
+    let Ok(outcome) = outcome else {
+        bail!(
+            "{} back-pressure run ({tasks} tasks, bound {bound}) did not finish within {limit:?}",
+            C::ID
+        );
+    };
+    let (sent, received, wall_ns) = outcome?;
+    drop(rt);
+    summarise::<C>(tasks, messages_per_task, bound, sent, received, wall_ns)
+}
+
+fn summarise<C: AsyncChannel>(
+    tasks: usize,
+    messages_per_task: usize,
+    bound: usize,
+    sent: Vec<Vec<u64>>,
+    received: Received,
+    wall_ns: u64,
+) -> Result<Run> {
+    let total = (tasks * messages_per_task) as u64;
+    let what = format!("{} back-pressure ({tasks} tasks, bound {bound})", C::ID);
+    ensure!(
+        received.duplicates == 0 && received.out_of_range == 0,
+        "{what}: {} messages arrived twice and {} carried an unknown id",
+        received.duplicates,
+        received.out_of_range
+    );
+    let sent_count: u64 = sent.iter().map(|s| s.len() as u64).sum();
+    ensure!(
+        sent_count == total,
+        "{what}: producers completed {sent_count} sends of {total}"
+    );
+    let missing = received.dequeued_ns.iter().filter(|&&t| t == 0).count();
+    ensure!(
+        missing == 0 && received.before_send.len() == total,
+        "{what}: {missing} of {total} messages never arrived"
+    );
+    let mut in_queue = histogram();
+    let mut early = 0;
+    for (p, times) in sent.iter().enumerate() {
+        for (seq, &done) in times.iter().enumerate() {
+            let dequeued = received.dequeued_ns[p * messages_per_task + seq];
+            if dequeued < done {
+                early += 1;
+            }
+            in_queue.saturating_record(dequeued.saturating_sub(done).max(1));
+        }
+    }
+    Ok(Run {
+        channel: C::ID.to_string(),
+        tasks,
+        bound,
+        messages_per_task,
+        received: received.before_send.len(),
+        wall_ns,
+        before_send: Latencies::of(&received.before_send),
+        enqueue_to_dequeue: Latencies::of(&in_queue),
+        dequeued_before_send_returned: early,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn received(dequeued_ns: Vec<u64>, duplicates: u64) -> Received {
+        let mut before_send = histogram();
+        for _ in dequeued_ns.iter().filter(|&&t| t > 0) {
+            before_send.saturating_record(10);
+        }
+        Received {
+            before_send,
+            dequeued_ns,
+            duplicates,
+            out_of_range: 0,
+        }
+    }
+
+    #[test]
+    fn a_complete_run_is_summarised() {
+        let sent = vec![vec![5, 6], vec![7, 8]];
+        let run = summarise::<Tokio>(2, 2, 1, sent, received(vec![9, 9, 9, 7], 0), 100).unwrap();
+        assert_eq!(run.received, 4);
+        assert_eq!(run.dequeued_before_send_returned, 1);
+        assert_eq!(run.enqueue_to_dequeue.count, 4);
+    }
+
+    #[test]
+    fn duplicates_and_losses_fail_the_run() {
+        let sent = || vec![vec![5, 6], vec![7, 8]];
+        let dup = summarise::<Tokio>(2, 2, 1, sent(), received(vec![9, 9, 9, 9], 1), 100);
+        assert!(format!("{:#}", dup.unwrap_err()).contains("arrived twice"));
+        let lost = summarise::<Tokio>(2, 2, 1, sent(), received(vec![9, 0, 9, 9], 0), 100);
+        assert!(format!("{:#}", lost.unwrap_err()).contains("never arrived"));
+        let short = summarise::<Tokio>(
+            2,
+            2,
+            1,
+            vec![vec![5], vec![7, 8]],
+            received(vec![9; 4], 0),
+            100,
+        );
+        assert!(format!("{:#}", short.unwrap_err()).contains("completed 3 sends"));
+    }
+}

@@ -1,0 +1,283 @@
+//! Experiment A: times one burst per variant, payload and size with criterion.
+//!
+//! The timed region of every point is exactly `BURST` sends followed by
+//! `BURST` receives (or one `memcpy` for the copy floor). The channel, the
+//! payload stock and, for the async channels, the current-thread runtime are
+//! built before timing; the runtime is entered once per criterion sample, not
+//! once per burst.
+use std::cell::Cell;
+use std::future::Future;
+use std::path::Path;
+use std::pin::pin;
+use std::task::Poll;
+use std::time::Instant;
+
+use anyhow::{ensure, Context, Result};
+use harness::timing::{self, Sampling, Timing};
+use serde::{Deserialize, Serialize};
+use tokio::runtime::Runtime;
+
+use crate::crossbeam_bounded::CrossbeamBounded;
+use crate::kanal_async::KanalAsync;
+use crate::kanal_sync::KanalSync;
+use crate::memcpy_floor::MemcpyFloor;
+use crate::payload::{burst_checksum, Payload};
+use crate::std_sync_channel::StdSyncChannel;
+use crate::tokio_mpsc::TokioMpsc;
+use crate::vec_floor::VecFloor;
+use crate::{Carry, Variant, BURST, CAPACITY};
+
+/// One point of the sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub variant: String,
+    pub carry: String,
+    pub bytes: usize,
+    /// Nanoseconds per burst.
+    pub timing: Timing,
+    /// Bursts run under criterion (warm-up included), each checked.
+    pub bursts_checked: u64,
+    /// Async variants: how often the runtime polled one burst's future.
+    /// One poll means no await ever suspended.
+    pub polls_per_burst: Option<u64>,
+    /// `size_of` the message type moved through the channel.
+    pub message_size: usize,
+}
+
+/// The copy floor at one size: one `memcpy` of `BURST * bytes` bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemcpyPoint {
+    pub bytes: usize,
+    pub timing: Timing,
+}
+
+/// A channel driven synchronously, in one thread.
+pub(crate) trait SyncBurst<P: Payload> {
+    fn burst(&mut self, stock: &mut P::Stock, n: usize) -> u64;
+    fn is_drained(&mut self) -> bool;
+}
+
+/// A channel driven by one task on a current-thread runtime.
+pub(crate) trait AsyncBurst<P: Payload> {
+    fn burst<'a>(&'a mut self, stock: &'a mut P::Stock, n: usize) -> impl Future<Output = u64>;
+    fn is_drained(&mut self) -> bool;
+}
+
+macro_rules! sync_burst {
+    ($($ty:ident),*) => {$(
+        impl<P: Payload> SyncBurst<P> for $ty<P> {
+            fn burst(&mut self, stock: &mut P::Stock, n: usize) -> u64 {
+                $ty::burst(self, stock, n)
+            }
+            fn is_drained(&mut self) -> bool {
+                $ty::is_drained(self)
+            }
+        }
+    )*};
+}
+sync_burst!(CrossbeamBounded, KanalSync, StdSyncChannel, VecFloor);
+
+macro_rules! async_burst {
+    ($($ty:ident),*) => {$(
+        impl<P: Payload> AsyncBurst<P> for $ty<P> {
+            fn burst<'a>(&'a mut self, stock: &'a mut P::Stock, n: usize) -> impl Future<Output = u64> {
+                $ty::burst(self, stock, n)
+            }
+            fn is_drained(&mut self) -> bool {
+                $ty::is_drained(self)
+            }
+        }
+    )*};
+}
+async_burst!(TokioMpsc, KanalAsync);
+
+/// Counts what the timed loop saw, checked once criterion is done with it.
+#[derive(Default)]
+struct Tally {
+    bursts: Cell<u64>,
+    wrong: Cell<u64>,
+}
+
+impl Tally {
+    fn add(&self, bursts: u64, wrong: u64) {
+        self.bursts.set(self.bursts.get() + bursts);
+        self.wrong.set(self.wrong.get() + wrong);
+    }
+
+    fn check(&self, id: &str) -> Result<u64> {
+        ensure!(
+            self.wrong.get() == 0,
+            "{id}: {} of {} bursts returned the wrong checksum",
+            self.wrong.get(),
+            self.bursts.get()
+        );
+        ensure!(self.bursts.get() > 0, "{id}: criterion ran no burst");
+        Ok(self.bursts.get())
+    }
+}
+
+fn time_sync<P: Payload, C: SyncBurst<P>>(
+    mut chan: C,
+    scratch: &Path,
+    sampling: Sampling,
+    id: &str,
+) -> Result<(Timing, u64)> {
+    let mut stock = P::stock(BURST);
+    let expected = burst_checksum(BURST);
+    let tally = Tally::default();
+    let timing = timing::measure(scratch, sampling, id, |b| {
+        b.iter_custom(|iters| {
+            let mut wrong = 0;
+            let start = Instant::now();
+            for _ in 0..iters {
+                wrong += u64::from(chan.burst(&mut stock, BURST) != expected);
+            }
+            let elapsed = start.elapsed();
+            tally.add(iters, wrong);
+            elapsed
+        })
+    })?;
+    ensure!(chan.is_drained(), "{id}: messages were left in the channel");
+    Ok((timing, tally.check(id)?))
+}
+
+fn time_async<P: Payload, C: AsyncBurst<P>>(
+    mut chan: C,
+    rt: &Runtime,
+    scratch: &Path,
+    sampling: Sampling,
+    id: &str,
+) -> Result<(Timing, u64, u64)> {
+    let mut stock = P::stock(BURST);
+    let expected = burst_checksum(BURST);
+    let tally = Tally::default();
+    let timing = timing::measure(scratch, sampling, id, |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut wrong = 0;
+                let start = Instant::now();
+                for _ in 0..iters {
+                    wrong += u64::from(chan.burst(&mut stock, BURST).await != expected);
+                }
+                let elapsed = start.elapsed();
+                tally.add(iters, wrong);
+                elapsed
+            })
+        })
+    })?;
+    ensure!(chan.is_drained(), "{id}: messages were left in the channel");
+    // Outside timing: how many times the runtime had to poll one burst.
+    let polls = rt.block_on(async {
+        let mut polls = 0;
+        let mut burst = pin!(chan.burst(&mut stock, BURST));
+        let sum = std::future::poll_fn(|cx| {
+            polls += 1;
+            match burst.as_mut().poll(cx) {
+                Poll::Ready(sum) => Poll::Ready(sum),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+        (sum == expected).then_some(polls)
+    });
+    let polls = polls.with_context(|| format!("{id}: the counted burst was wrong"))?;
+    Ok((timing, tally.check(id)?, polls))
+}
+
+/// The runtime of the async variants: current-thread, entered by the caller.
+pub fn current_thread_runtime() -> Result<Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building the current-thread runtime")
+}
+
+fn point<P: Payload>(
+    variant: Variant,
+    carry: Carry,
+    rt: &Runtime,
+    scratch: &Path,
+    sampling: Sampling,
+) -> Result<Point> {
+    let id = format!("{}-{}-{}", variant.id(), carry.id(), P::BYTES);
+    let (timing, bursts_checked, polls) = match variant {
+        Variant::TokioMpsc => {
+            let (t, n, p) = time_async(TokioMpsc::<P>::new(CAPACITY), rt, scratch, sampling, &id)?;
+            (t, n, Some(p))
+        }
+        Variant::KanalAsync => {
+            let (t, n, p) = time_async(KanalAsync::<P>::new(CAPACITY), rt, scratch, sampling, &id)?;
+            (t, n, Some(p))
+        }
+        Variant::Crossbeam => {
+            let (t, n) = time_sync(CrossbeamBounded::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            (t, n, None)
+        }
+        Variant::KanalSync => {
+            let (t, n) = time_sync(KanalSync::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            (t, n, None)
+        }
+        Variant::StdSyncChannel => {
+            let (t, n) = time_sync(StdSyncChannel::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            (t, n, None)
+        }
+        Variant::VecFloor => {
+            let (t, n) = time_sync(VecFloor::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            (t, n, None)
+        }
+    };
+    Ok(Point {
+        variant: variant.id().into(),
+        carry: carry.id().into(),
+        bytes: P::BYTES,
+        timing,
+        bursts_checked,
+        polls_per_burst: polls,
+        message_size: std::mem::size_of::<P>(),
+    })
+}
+
+fn sized<const N: usize>(
+    variant: Variant,
+    carry: Carry,
+    rt: &Runtime,
+    scratch: &Path,
+    sampling: Sampling,
+) -> Result<Point> {
+    match carry {
+        Carry::Array => point::<[u8; N]>(variant, carry, rt, scratch, sampling),
+        Carry::Boxed => point::<Box<[u8; N]>>(variant, carry, rt, scratch, sampling),
+    }
+}
+
+/// Measures one variant at one payload size (one of `PAYLOAD_SIZES`).
+pub fn measure_point(
+    variant: Variant,
+    carry: Carry,
+    bytes: usize,
+    rt: &Runtime,
+    scratch: &Path,
+    sampling: Sampling,
+) -> Result<Point> {
+    let f = match bytes {
+        8 => sized::<8>,
+        64 => sized::<64>,
+        256 => sized::<256>,
+        512 => sized::<512>,
+        1024 => sized::<1024>,
+        4096 => sized::<4096>,
+        16384 => sized::<16384>,
+        32768 => sized::<32768>,
+        other => anyhow::bail!("no payload type for {other} bytes"),
+    };
+    f(variant, carry, rt, scratch, sampling)
+}
+
+/// Times one `memcpy` of `BURST * bytes` bytes and checks it copied them all.
+pub fn measure_memcpy(bytes: usize, scratch: &Path, sampling: Sampling) -> Result<MemcpyPoint> {
+    let mut floor = MemcpyFloor::new(BURST * bytes);
+    let id = format!("memcpy-{bytes}");
+    let timing = timing::measure(scratch, sampling, &id, |b| b.iter(|| floor.copy()))?;
+    ensure!(floor.verified(), "{id}: the copy did not move every byte");
+    Ok(MemcpyPoint { bytes, timing })
+}

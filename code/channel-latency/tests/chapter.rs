@@ -1,0 +1,201 @@
+//! The chapter end to end: a smoke run passes its own checks and renders every
+//! exhibit; damaged or foreign results files are rejected with a clear reason
+//! (what `scripts/import` relies on).
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use channel_latency::book::Data;
+use channel_latency::ChannelLatency;
+use harness::chapter::{check_file, measure_in_memory, render_exhibit, Chapter};
+use harness::results::{ResultsFile, Store};
+use harness::{Profile, Progress};
+
+fn smoke() -> &'static ResultsFile<Data> {
+    static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
+    RUN.get_or_init(|| {
+        measure_in_memory::<ChannelLatency>(Profile::Smoke, &Progress::hidden("channel-latency"))
+            .expect("the smoke profile measures and validates")
+    })
+}
+
+fn published_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/channel-latency")
+}
+
+/// A results folder holding the published datasets and the given files.
+fn store_with(files: &[&ResultsFile<Data>]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let chapter = dir.path().join("channel-latency");
+    std::fs::create_dir_all(&chapter).unwrap();
+    for name in ["published-payload.json", "published-backpressure.json"] {
+        std::fs::copy(published_dir().join(name), chapter.join(name)).unwrap();
+    }
+    let store = Store::new(dir.path());
+    for f in files {
+        store.write(*f).unwrap();
+    }
+    (dir, store)
+}
+
+#[test]
+fn a_smoke_run_checks_and_renders_every_exhibit() {
+    let run = smoke();
+    ChannelLatency::check(&run.data).expect("a fresh run passes the chapter's checks");
+    let (_dir, store) = store_with(&[run]);
+    for e in ChannelLatency::EXHIBITS {
+        let md = render_exhibit::<ChannelLatency>(e.name, &store)
+            .unwrap_or_else(|err| panic!("exhibit {} failed to render: {err:#}", e.name));
+        assert!(
+            md.contains(&format!("data-exhibit=\"channel-latency/{}\"", e.name)),
+            "{}: no exhibit marker",
+            e.name
+        );
+        assert!(!md.contains("render error"), "{}: {md}", e.name);
+    }
+    let verdicts = render_exhibit::<ChannelLatency>("verdicts", &store).unwrap();
+    for claim in ChannelLatency::CLAIMS {
+        assert!(
+            verdicts.contains(&format!("data-claim=\"{}\"", claim.id)),
+            "no verdict for {}",
+            claim.id
+        );
+    }
+    // No arm64 file here: LAT-4 must say so rather than guess.
+    if std::env::consts::ARCH != "aarch64" {
+        assert!(verdicts.contains("data-claim=\"LAT-4\">not measured on these machines"));
+    }
+}
+
+#[test]
+fn a_second_machine_gets_its_own_line_and_lat4_is_decided_on_arm64() {
+    let mut arm = smoke().clone();
+    arm.provenance.machine.id = "aarch64-test-runner-4c".into();
+    arm.provenance.machine.arch = "aarch64".into();
+    let (_dir, store) = store_with(&[smoke(), &arm]);
+    let fig = render_exhibit::<ChannelLatency>("ratio-figure", &store).unwrap();
+    assert!(
+        fig.contains("aarch64-test-runner-4c (aarch64)"),
+        "no line for the imported machine"
+    );
+    let verdicts = render_exhibit::<ChannelLatency>("verdicts", &store).unwrap();
+    let lat4 = verdicts
+        .lines()
+        .find(|l| l.contains("data-claim=\"LAT-4\""))
+        .expect("a LAT-4 row");
+    assert!(lat4.contains("aarch64-test-runner-4c"), "{lat4}");
+    assert!(!lat4.contains("not measured"), "{lat4}");
+}
+
+/// Writes `file` (after `damage`) and returns the import check's error.
+fn rejection(damage: impl FnOnce(&mut serde_json::Value)) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other-machine.json");
+    let mut value = serde_json::to_value(smoke()).unwrap();
+    damage(&mut value);
+    std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+    match check_file::<ChannelLatency>(&path) {
+        Ok(_) => panic!("a damaged file passed the check"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+#[test]
+fn a_good_file_from_another_machine_passes_the_import_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(smoke()).unwrap()).unwrap();
+    let file = check_file::<ChannelLatency>(&path).expect("a genuine results file passes");
+    assert_eq!(file.chapter, "channel-latency");
+}
+
+/// One way to spoil a results file.
+type Damage = dyn FnOnce(&mut serde_json::Value);
+
+#[test]
+fn damaged_files_are_rejected_with_the_reason() {
+    let cases: Vec<(&str, Box<Damage>)> = vec![
+        ("fan-in", Box::new(|v| v["chapter"] = "fan-in".into())),
+        (
+            "schema",
+            Box::new(|v| v["schema"] = "something-else".into()),
+        ),
+        (
+            "no machine",
+            Box::new(|v| v["provenance"]["machine"]["id"] = "".into()),
+        ),
+        (
+            "zero or negative",
+            Box::new(|v| v["data"]["points"][0]["timing"]["mean"]["point_ns"] = 0.0.into()),
+        ),
+        (
+            "zero or negative",
+            Box::new(|v| {
+                let m = &mut v["data"]["points"][3]["timing"]["mean"];
+                m["point_ns"] = (-5.0).into();
+                m["lower_ns"] = (-6.0).into();
+            }),
+        ),
+        (
+            "outside its interval",
+            Box::new(|v| v["data"]["points"][1]["timing"]["mean"]["upper_ns"] = 1.0.into()),
+        ),
+        (
+            "lacks tokio array 8 B",
+            Box::new(|v| {
+                v["data"]["points"].as_array_mut().unwrap().remove(0);
+            }),
+        ),
+        (
+            "unknown variant",
+            Box::new(|v| v["data"]["points"][0]["variant"] = "flume".into()),
+        ),
+        (
+            "appears twice",
+            Box::new(|v| {
+                let first = v["data"]["points"][0].clone();
+                v["data"]["points"][1] = first;
+            }),
+        ),
+        (
+            "memcpy",
+            Box::new(|v| {
+                v["data"]["memcpy"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "received",
+            Box::new(|v| v["data"]["runs"][0]["received"] = 7.into()),
+        ),
+        (
+            "not in order",
+            Box::new(|v| v["data"]["runs"][2]["before_send"]["p99_ns"] = 0.into()),
+        ),
+        (
+            "experiment B has",
+            Box::new(|v| {
+                v["data"]["runs"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "payload sizes",
+            Box::new(|v| v["data"]["sweep"]["sizes"][7] = 65536.into()),
+        ),
+        (
+            "polls",
+            Box::new(|v| v["data"]["points"][0]["polls_per_burst"] = serde_json::Value::Null),
+        ),
+        ("layout", Box::new(|v| v["data"] = "junk".into())),
+    ];
+    for (expected, damage) in cases {
+        let err = rejection(damage);
+        assert!(
+            err.contains(expected),
+            "expected the error to mention {expected:?}, got: {err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "not json at all").unwrap();
+    let err = format!("{:#}", check_file::<ChannelLatency>(&junk).unwrap_err());
+    assert!(err.contains("not valid JSON"), "{err}");
+}

@@ -1,0 +1,168 @@
+//! Every message of every channel and setting arrives exactly once.
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use channel_latency::backpressure::{self, AsyncChannel, KanalAsync, Tokio};
+use channel_latency::crossbeam_bounded::CrossbeamBounded;
+use channel_latency::kanal_async::KanalAsync as KanalAsyncBurst;
+use channel_latency::kanal_sync::KanalSync;
+use channel_latency::payload::{burst_checksum, Payload};
+use channel_latency::std_sync_channel::StdSyncChannel;
+use channel_latency::tokio_mpsc::TokioMpsc;
+use channel_latency::vec_floor::VecFloor;
+use channel_latency::{BOUNDS, BURST, CAPACITY};
+
+/// Runs `f` on its own thread and fails the test if it takes longer than `limit`.
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what} did not finish within {limit:?}: a channel hung"))
+}
+
+/// A payload that counts, per sequence number, how often it was received.
+struct Tracked(u64);
+
+impl Payload for Tracked {
+    type Stock = Vec<u32>;
+    const BYTES: usize = 8;
+    fn stock(burst: usize) -> Vec<u32> {
+        vec![0; burst]
+    }
+    fn take(_: &mut Vec<u32>, seq: u64) -> Self {
+        Tracked(seq)
+    }
+    fn give(stock: &mut Vec<u32>, msg: Self) -> u64 {
+        stock[msg.0 as usize] += 1;
+        msg.0
+    }
+}
+
+const ROUNDS: u32 = 3;
+
+fn assert_each_once_per_round(name: &str, counts: &[u32], sums: &[u64]) {
+    assert_eq!(counts.len(), BURST);
+    for (seq, &n) in counts.iter().enumerate() {
+        assert_eq!(
+            n, ROUNDS,
+            "{name}: message {seq} arrived {n} times in {ROUNDS} bursts"
+        );
+    }
+    for &s in sums {
+        assert_eq!(s, burst_checksum(BURST), "{name}: wrong checksum");
+    }
+}
+
+macro_rules! sync_case {
+    ($name:literal, $ty:ident) => {{
+        within(Duration::from_secs(20), $name, || {
+            let mut chan = $ty::<Tracked>::new(CAPACITY);
+            let mut stock = Tracked::stock(BURST);
+            let sums: Vec<u64> = (0..ROUNDS).map(|_| chan.burst(&mut stock, BURST)).collect();
+            assert!(chan.is_drained(), "{}: messages left behind", $name);
+            assert_each_once_per_round($name, &stock, &sums);
+        })
+    }};
+}
+
+macro_rules! async_case {
+    ($name:literal, $ty:ident) => {{
+        within(Duration::from_secs(20), $name, || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            let mut chan = $ty::<Tracked>::new(CAPACITY);
+            let mut stock = Tracked::stock(BURST);
+            let mut sums = Vec::new();
+            for _ in 0..ROUNDS {
+                sums.push(rt.block_on(chan.burst(&mut stock, BURST)));
+            }
+            assert!(chan.is_drained(), "{}: messages left behind", $name);
+            assert_each_once_per_round($name, &stock, &sums);
+        })
+    }};
+}
+
+#[test]
+fn every_burst_channel_delivers_each_message_once() {
+    sync_case!("crossbeam", CrossbeamBounded);
+    sync_case!("kanal sync", KanalSync);
+    sync_case!("std sync_channel", StdSyncChannel);
+    sync_case!("Vec floor", VecFloor);
+    async_case!("tokio mpsc", TokioMpsc);
+    async_case!("kanal async", KanalAsyncBurst);
+}
+
+#[test]
+fn array_and_boxed_payloads_carry_their_sequence_number() {
+    within(Duration::from_secs(20), "payload round trip", || {
+        let mut arrays = <[u8; 4096] as Payload>::stock(4);
+        let mut boxes = <Box<[u8; 4096]> as Payload>::stock(4);
+        for seq in [0, 1, 3, u64::MAX] {
+            let a = <[u8; 4096] as Payload>::take(&mut arrays, seq);
+            assert_eq!(
+                a[4095], 0xA5,
+                "the payload beyond the stamp is the template"
+            );
+            assert_eq!(<[u8; 4096] as Payload>::give(&mut arrays, a), seq);
+            let b = <Box<[u8; 4096]> as Payload>::take(&mut boxes, seq);
+            assert_eq!(<Box<[u8; 4096]> as Payload>::give(&mut boxes, b), seq);
+        }
+        assert_eq!(boxes.len(), 4, "boxes are recycled, not dropped");
+    });
+}
+
+#[test]
+#[should_panic(expected = "8-byte sequence number")]
+fn payloads_smaller_than_the_stamp_are_refused() {
+    let _ = <[u8; 4] as Payload>::stock(1);
+}
+
+fn backpressure_grid<C: AsyncChannel>() {
+    for tasks in [1, 7, 50] {
+        for bound in BOUNDS {
+            let per_task = 200;
+            let run = within(
+                Duration::from_secs(60),
+                &format!("{} {tasks} tasks bound {bound}", C::ID),
+                move || backpressure::run::<C>(tasks, per_task, bound, Duration::from_secs(30)),
+            )
+            .unwrap_or_else(|e| panic!("{e:#}"));
+            let total = (tasks * per_task) as u64;
+            assert_eq!(run.received, total);
+            assert_eq!(run.before_send.count, total);
+            assert_eq!(run.enqueue_to_dequeue.count, total);
+            assert!(run.before_send.p50_ns <= run.before_send.max_ns);
+            assert!(run.wall_ns > 0 && run.throughput() > 0.0);
+            assert_eq!(run.channel, C::ID);
+        }
+    }
+}
+
+#[test]
+fn tokio_backpressure_delivers_each_message_once() {
+    backpressure_grid::<Tokio>();
+}
+
+#[test]
+fn kanal_backpressure_delivers_each_message_once() {
+    backpressure_grid::<KanalAsync>();
+}
+
+#[test]
+fn a_backpressure_run_that_cannot_finish_is_reported() {
+    // One million messages cannot pass in a millisecond: the run must fail
+    // with a clear error instead of hanging or returning partial data.
+    let err = within(Duration::from_secs(60), "time limit", || {
+        backpressure::run::<Tokio>(10, 100_000, 1, Duration::from_millis(1))
+    })
+    .expect_err("a run past its limit is an error");
+    assert!(format!("{err:#}").contains("did not finish"), "{err:#}");
+}
