@@ -65,7 +65,8 @@ struct PublishedRow {
 /// benches/bench.rs); the dataset stores times only.
 const PUBLISHED_PER_WORKER: f64 = 1000.0;
 
-const SOURCE: &str = "[How to avoid over reliance on `mpsc` channels in Rust](https://blog.digital-horror.com/blog/how-to-avoid-over-reliance-on-mpsc/)";
+const SOURCE: &str =
+    "[the post accompanying buffered-mpsc](https://github.com/JuxhinDB/buffered-mpsc)";
 
 // ANCHOR: claims
 const CLAIMS: &[Claim] = &[
@@ -84,8 +85,11 @@ const CLAIMS: &[Claim] = &[
                     at thousands of workers.",
         source: SOURCE,
         rule: "Over the TCP sink, the std Mutex swap is faster than mpsc unbounded, intervals \
-               apart, at every measured worker count from 8 up, and at least 10× faster at the \
-               largest count (which must be in the thousands).",
+               apart, at every measured worker count from 8 up, and mpsc ÷ swap (medians, 95 % \
+               interval with the bounds divided crosswise) is at least 10× at the largest count \
+               (which must be in the thousands). Does not hold if the swap is slower, intervals \
+               apart, at one of these counts or the ratio's interval lies wholly below 10×; \
+               inconclusive if intervals overlap or the ratio's interval straddles 10×.",
     },
     Claim {
         id: "FAN-3",
@@ -93,7 +97,10 @@ const CLAIMS: &[Claim] = &[
             "Using tokio::sync::Mutex for the swap is roughly 25x slower than std::sync::Mutex.",
         source: SOURCE,
         rule: "Over the TCP sink, the geometric mean across worker counts of tokio swap ÷ std \
-               swap lies within a factor 2 of 25× (12.5× to 50×).",
+               swap (medians; its bounds are the geometric means of the per-count 95 % intervals, \
+               bounds divided crosswise) lies within a factor 2 of 25× (12.5× to 50×). Does not \
+               hold if the bounds lie wholly outside that range; inconclusive if they straddle \
+               an end of it.",
     },
     Claim {
         id: "FAN-4",
@@ -101,9 +108,13 @@ const CLAIMS: &[Claim] = &[
                     (batching).",
         source: SOURCE,
         rule: "At the largest worker count over the TCP sink, the std Mutex swap hands the socket \
-               at least 16 messages per write call, and mpsc with recv_many (a channel that \
-               also writes in batches) removes at least 90 % of the time by which mpsc \
-               unbounded trails the swap.",
+               at least 16 messages per write call, beats mpsc unbounded with the intervals \
+               apart, and mpsc with recv_many (a channel that also writes in batches) removes at \
+               least 90 % of the time by which mpsc unbounded trails the swap (medians; the \
+               share's bounds are its extremes over the three 95 % intervals). Does not hold if \
+               fewer messages per call, if mpsc unbounded is faster with the intervals apart, or \
+               if the share's bounds lie wholly below 90 %; inconclusive if the swap's and mpsc's \
+               intervals overlap or the share's bounds straddle 90 %.",
     },
 ];
 // ANCHOR_END: claims
@@ -297,6 +308,10 @@ impl Chapter for FanIn {
             )]),
             other => bail!("fan-in has no exhibit {other:?}"),
         }
+    }
+
+    fn headline(data: &FanInData) -> Vec<(String, Estimate)> {
+        decisive_estimates(data)
     }
 }
 
@@ -682,6 +697,15 @@ fn verdicts(run: &Run<FanInData>) -> Vec<Verdict> {
 
 type Decision = Result<Option<(Outcome, String)>>;
 
+/// Worker counts from which FAN-2 wants the swap ahead.
+const FAN2_FROM_WORKERS: usize = 8;
+/// FAN-2 is decided only when the sweep reaches thousands of workers.
+const FAN2_LARGEST_AT_LEAST: usize = 1000;
+const FAN2_MIN_GAP: f64 = 10.0;
+const FAN3_RANGE: (f64, f64) = (12.5, 50.0);
+const FAN4_MIN_PER_WRITE: f64 = 16.0;
+const FAN4_MIN_SHARE: f64 = 0.9;
+
 /// `a` slower than `b` with the intervals apart, faster likewise, or neither.
 fn compare(a: &Estimate, b: &Estimate) -> Option<bool> {
     if a.lower_ns > b.upper_ns {
@@ -691,6 +715,168 @@ fn compare(a: &Estimate, b: &Estimate) -> Option<bool> {
     } else {
         None
     }
+}
+
+/// A claim that `e` is at least `threshold`: holds if the whole interval is,
+/// does not hold if the whole interval is below, inconclusive if it straddles.
+fn at_least(e: &Estimate, threshold: f64) -> Outcome {
+    if e.lower_ns >= threshold {
+        Outcome::Holds
+    } else if e.upper_ns < threshold {
+        Outcome::DoesNotHold
+    } else {
+        Outcome::Inconclusive
+    }
+}
+
+/// A claim that `e` lies in `lo..=hi`, decided on the whole interval.
+fn within(e: &Estimate, lo: f64, hi: f64) -> Outcome {
+    if e.lower_ns >= lo && e.upper_ns <= hi {
+        Outcome::Holds
+    } else if e.upper_ns < lo || e.lower_ns > hi {
+        Outcome::DoesNotHold
+    } else {
+        Outcome::Inconclusive
+    }
+}
+
+/// Every part must hold: one that does not decides, then one undecided.
+fn all_of(parts: &[Outcome]) -> Outcome {
+    if parts.contains(&Outcome::DoesNotHold) {
+        Outcome::DoesNotHold
+    } else if parts.contains(&Outcome::Inconclusive) {
+        Outcome::Inconclusive
+    } else {
+        Outcome::Holds
+    }
+}
+
+/// "12.3× [11.0 – 13.9]".
+fn ratio_ci(e: &Estimate) -> String {
+    format!(
+        "{} [{} – {}]",
+        ratio(e.point_ns),
+        sig3(e.lower_ns),
+        sig3(e.upper_ns)
+    )
+}
+
+/// `a ÷ b` of two designs' TCP medians at `w` workers, bounds crosswise.
+fn tcp_ratio(d: &FanInData, a: Design, b: Design, w: usize) -> Result<Estimate> {
+    Ok(Estimate::ratio(est(d.tcp(a, w)?), est(d.tcp(b, w)?)))
+}
+
+/// The FAN-2 count from 8 workers up, below the largest, whose mpsc ÷ swap
+/// interval reaches lowest: the one nearest to deciding against the claim.
+fn fan_2_closest(d: &FanInData) -> Result<Option<(usize, Estimate)>> {
+    let top = largest(d);
+    let mut closest: Option<(usize, Estimate)> = None;
+    for &w in d
+        .workers
+        .iter()
+        .filter(|&&w| w >= FAN2_FROM_WORKERS && w < top)
+    {
+        let r = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, w)?;
+        if closest.is_none_or(|(_, c)| r.lower_ns < c.lower_ns) {
+            closest = Some((w, r));
+        }
+    }
+    Ok(closest)
+}
+
+/// tokio swap ÷ std swap per worker count, and their geometric mean with
+/// the geometric means of the lower and upper bounds as its bounds.
+fn fan_3_ratios(d: &FanInData) -> Result<(Vec<Estimate>, Estimate)> {
+    let ratios: Vec<Estimate> = d
+        .workers
+        .iter()
+        .map(|&w| tcp_ratio(d, Design::TokioMutexSwap, Design::StdMutexSwap, w))
+        .collect::<Result<_>>()?;
+    let geo = |f: fn(&Estimate) -> f64| {
+        (ratios.iter().map(|r| f(r).ln()).sum::<f64>() / ratios.len() as f64).exp()
+    };
+    let mean = Estimate {
+        point_ns: geo(|r| r.point_ns),
+        lower_ns: geo(|r| r.lower_ns),
+        upper_ns: geo(|r| r.upper_ns),
+    };
+    Ok((ratios, mean))
+}
+
+/// The share of mpsc unbounded's excess over the swap that recv_many
+/// removes, `(mpsc − recv_many) ÷ (mpsc − swap)`, with its extremes over the
+/// three intervals as bounds. `None` unless mpsc is slower, intervals apart.
+fn fan_4_share(d: &FanInData, w: usize) -> Result<Option<Estimate>> {
+    let swap = est(d.tcp(Design::StdMutexSwap, w)?);
+    let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
+    let many = est(d.tcp(Design::MpscRecvMany, w)?);
+    if compare(mpsc, swap) != Some(true) {
+        return Ok(None);
+    }
+    let share = |m: f64, r: f64, s: f64| (m - r) / (m - s);
+    // Monotone in each time while mpsc stays above the swap: extremes are corners.
+    let (mut lower, mut upper) = (f64::INFINITY, f64::NEG_INFINITY);
+    for m in [mpsc.lower_ns, mpsc.upper_ns] {
+        for r in [many.lower_ns, many.upper_ns] {
+            for s in [swap.lower_ns, swap.upper_ns] {
+                let v = share(m, r, s);
+                lower = lower.min(v);
+                upper = upper.max(v);
+            }
+        }
+    }
+    Ok(Some(Estimate {
+        point_ns: share(mpsc.point_ns, many.point_ns, swap.point_ns),
+        lower_ns: lower,
+        upper_ns: upper,
+    }))
+}
+
+/// The estimates FAN-1..FAN-4 are decided by (ratios and a share, no unit).
+fn decisive_estimates(d: &FanInData) -> Vec<(String, Estimate)> {
+    let mut out = Vec::new();
+    let first = d.workers[0];
+    if let Ok(r) = tcp_ratio(d, Design::StdMutexSwap, Design::MpscUnbounded, first) {
+        out.push((
+            format!(
+                "FAN-1, {first} worker{}: std swap ÷ mpsc unbounded",
+                if first == 1 { "" } else { "s" }
+            ),
+            r,
+        ));
+    }
+    let top = largest(d);
+    let fan_2 = top >= FAN2_LARGEST_AT_LEAST;
+    if fan_2 {
+        if let Ok(Some((w, r))) = fan_2_closest(d) {
+            out.push((
+                format!("FAN-2, {w} workers (closest call): mpsc unbounded ÷ std swap"),
+                r,
+            ));
+        }
+    }
+    if let Ok(r) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
+        let claims = if fan_2 { "FAN-2 and FAN-4" } else { "FAN-4" };
+        out.push((
+            format!("{claims}, {top} workers: mpsc unbounded ÷ std swap"),
+            r,
+        ));
+    }
+    if let Ok((_, geo)) = fan_3_ratios(d) {
+        out.push((
+            "FAN-3: tokio swap ÷ std swap, geometric mean over worker counts".into(),
+            geo,
+        ));
+    }
+    if let Ok(Some(share)) = fan_4_share(d, top) {
+        out.push((
+            format!(
+                "FAN-4, {top} workers: share of mpsc's excess over the swap removed by recv_many"
+            ),
+            share,
+        ));
+    }
+    out
 }
 
 fn fan_1(d: &FanInData) -> Decision {
@@ -713,48 +899,57 @@ fn fan_1(d: &FanInData) -> Decision {
 
 fn fan_2(d: &FanInData) -> Decision {
     let top = largest(d);
-    if top < 1000 {
+    if top < FAN2_LARGEST_AT_LEAST {
         return Ok(None);
     }
-    let mut not_faster = Vec::new();
-    for &w in d.workers.iter().filter(|&&w| w >= 8) {
+    let (mut slower, mut unclear) = (Vec::new(), Vec::new());
+    for &w in d.workers.iter().filter(|&&w| w >= FAN2_FROM_WORKERS) {
         let swap = est(d.tcp(Design::StdMutexSwap, w)?);
         let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
-        if compare(swap, mpsc) != Some(false) {
-            not_faster.push(w.to_string());
+        match compare(swap, mpsc) {
+            Some(false) => {}
+            Some(true) => slower.push(w.to_string()),
+            None => unclear.push(w.to_string()),
         }
     }
-    let gap = est(d.tcp(Design::MpscUnbounded, top)?).point_ns
-        / est(d.tcp(Design::StdMutexSwap, top)?).point_ns;
-    let holds = not_faster.is_empty() && gap >= 10.0;
-    let mut evidence = format!("at {top} workers mpsc ÷ swap = {}", ratio(gap));
-    if !not_faster.is_empty() {
+    let gap = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top)?;
+    let ahead = if !slower.is_empty() {
+        Outcome::DoesNotHold
+    } else if !unclear.is_empty() {
+        Outcome::Inconclusive
+    } else {
+        Outcome::Holds
+    };
+    let outcome = all_of(&[ahead, at_least(&gap, FAN2_MIN_GAP)]);
+    let mut evidence = format!("at {top} workers mpsc ÷ swap = {}", ratio_ci(&gap));
+    if let Some((w, r)) = fan_2_closest(d)? {
+        evidence.push_str(&format!("; closest call {w} workers, {}", ratio_ci(&r)));
+    }
+    if !slower.is_empty() {
         evidence.push_str(&format!(
-            "; swap not clearly faster at {} workers",
-            not_faster.join(", ")
+            "; swap slower, intervals apart, at {} workers",
+            slower.join(", ")
         ));
     }
-    Ok(Some((Outcome::from_bool(holds), evidence)))
+    if !unclear.is_empty() {
+        evidence.push_str(&format!(
+            "; intervals overlap at {} workers",
+            unclear.join(", ")
+        ));
+    }
+    Ok(Some((outcome, evidence)))
 }
 
 fn fan_3(d: &FanInData) -> Decision {
-    let ratios: Vec<f64> = d
-        .workers
-        .iter()
-        .map(|&w| {
-            Ok(est(d.tcp(Design::TokioMutexSwap, w)?).point_ns
-                / est(d.tcp(Design::StdMutexSwap, w)?).point_ns)
-        })
-        .collect::<Result<_>>()?;
-    let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
-    let (lo, hi) = ratios
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    let (ratios, geo) = fan_3_ratios(d)?;
+    let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
+        (a.min(r.point_ns), b.max(r.point_ns))
+    });
     Ok(Some((
-        Outcome::from_bool((12.5..=50.0).contains(&geo)),
+        within(&geo, FAN3_RANGE.0, FAN3_RANGE.1),
         format!(
             "tokio ÷ std swap: geometric mean {}, from {} to {} across worker counts",
-            ratio(geo),
+            ratio_ci(&geo),
             ratio(lo),
             ratio(hi)
         ),
@@ -765,26 +960,41 @@ fn fan_4(d: &FanInData) -> Decision {
     let top = largest(d);
     let swap = d.tcp(Design::StdMutexSwap, top)?;
     let per_write = swap.bytes_per_burst as f64 / swap.writes_per_burst;
-    let t_swap = est(swap).point_ns;
-    let t_mpsc = est(d.tcp(Design::MpscUnbounded, top)?).point_ns;
-    let t_many = est(d.tcp(Design::MpscRecvMany, top)?).point_ns;
-    if t_mpsc <= t_swap {
-        return Ok(Some((
-            Outcome::DoesNotHold,
-            format!("at {top} workers the swap does not win: nothing for batching to explain"),
-        )));
-    }
-    let closed = (t_mpsc - t_many) / (t_mpsc - t_swap);
+    let batched = Outcome::from_bool(per_write >= FAN4_MIN_PER_WRITE);
+    let t_swap = est(swap);
+    let t_mpsc = est(d.tcp(Design::MpscUnbounded, top)?);
+    let t_many = est(d.tcp(Design::MpscRecvMany, top)?);
+    let times = format!(
+        "recv_many {}, swap {}, mpsc {}",
+        with_spread(t_many),
+        with_spread(t_swap),
+        with_spread(t_mpsc)
+    );
+    let per_call = format!(
+        "at {top} workers the swap writes {} messages per call",
+        sig3(per_write)
+    );
+    let Some(share) = fan_4_share(d, top)? else {
+        let (outcome, why) = match compare(t_mpsc, t_swap) {
+            Some(false) => (
+                Outcome::DoesNotHold,
+                "mpsc is faster than the swap: nothing for batching to explain",
+            ),
+            _ => (
+                all_of(&[batched, Outcome::Inconclusive]),
+                "the swap's and mpsc's intervals overlap: whether the swap wins is undecided",
+            ),
+        };
+        return Ok(Some((outcome, format!("{per_call}; {why} ({times})"))));
+    };
     Ok(Some((
-        Outcome::from_bool(per_write >= 16.0 && closed >= 0.9),
+        all_of(&[batched, at_least(&share, FAN4_MIN_SHARE)]),
         format!(
-            "at {top} workers the swap writes {} messages per call; recv_many removes {:.0} % of \
-             mpsc's excess over the swap ({} vs swap {}, mpsc {})",
-            sig3(per_write),
-            closed * 100.0,
-            nanos(t_many),
-            nanos(t_swap),
-            nanos(t_mpsc)
+            "{per_call}; recv_many removes {:.0} % [{:.0} – {:.0} %] of mpsc's excess over the \
+             swap ({times})",
+            share.point_ns * 100.0,
+            share.lower_ns * 100.0,
+            share.upper_ns * 100.0
         ),
     )))
 }

@@ -3,10 +3,12 @@
 use harness::chapter::{measure_in_memory, render_exhibit};
 use std::sync::OnceLock;
 
-use harness::results::{ResultsFile, Store};
-use harness::{Chapter, Profile, Progress};
+use harness::results::{Provenance, ResultsFile, Store};
+use harness::timing::{Estimate, Timing};
+use harness::{Block, Book, Chapter, Outcome, Profile, Progress, Run};
 
 use fan_in::book::{FanIn, FanInData};
+use fan_in::experiment::Measured;
 use fan_in::sink::SinkKind;
 use fan_in::Design;
 
@@ -40,7 +42,11 @@ fn smoke_run_checks_and_renders_every_exhibit() {
     )
     .unwrap();
 
-    for exhibit in FanIn::EXHIBITS.iter().map(|e| e.name).chain(["provenance"]) {
+    for exhibit in FanIn::EXHIBITS
+        .iter()
+        .map(|e| e.name)
+        .chain(harness::chapter::BUILT_IN)
+    {
         let md = render_exhibit::<FanIn>(exhibit, &store)
             .unwrap_or_else(|e| panic!("exhibit {exhibit}: {e:#}"));
         assert!(md.contains(&format!("data-exhibit=\"fan-in/{exhibit}\"")));
@@ -87,4 +93,152 @@ fn check_rejects_nonsense() {
     let mut d = good;
     d.workers.reverse();
     rejects("strictly increasing", d);
+}
+
+#[test]
+fn headline_names_finite_estimates_inside_their_intervals() {
+    let headline = FanIn::headline(&smoke().data);
+    assert!(!headline.is_empty(), "a smoke run has headline estimates");
+    for (name, e) in &headline {
+        assert!(!name.trim().is_empty());
+        assert!(
+            [e.lower_ns, e.point_ns, e.upper_ns]
+                .iter()
+                .all(|v| v.is_finite()),
+            "{name}: {e:?}"
+        );
+        assert!(
+            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+            "{name}: {e:?}"
+        );
+    }
+    assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-1")));
+    assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-3")));
+}
+
+/// Median `point` ± `spread` (a fraction of it).
+fn around(point: f64, spread: f64) -> Estimate {
+    Estimate {
+        point_ns: point,
+        lower_ns: point * (1.0 - spread),
+        upper_ns: point * (1.0 + spread),
+    }
+}
+
+/// Every point of workers 1, 8 and 2048, timed by `time(design, workers)`.
+fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
+    let per_worker = 100;
+    let workers = vec![1, 8, 2048];
+    let mut points = Vec::new();
+    for sink in SinkKind::ALL {
+        for design in Design::ALL {
+            for &w in &workers {
+                let t = time(design, w);
+                points.push(Measured {
+                    sink,
+                    design,
+                    workers: w,
+                    timing: Timing {
+                        mean: t,
+                        median: t,
+                        samples: 10,
+                        iterations: 10,
+                    },
+                    bursts: 20,
+                    bytes_per_burst: (w * per_worker) as u64,
+                    writes_per_burst: 1.0,
+                });
+            }
+        }
+    }
+    FanInData {
+        runtime_flavor: "multi-thread".into(),
+        worker_threads: 2,
+        per_worker,
+        bounded_capacity: 1024,
+        recv_many_limit: 1024,
+        chunk_bytes: 64,
+        workers,
+        samples_per_point: 10,
+        points,
+    }
+}
+
+fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
+    FanIn::check(&data).expect("synthetic data is well formed");
+    let book = Book {
+        chapter: FanIn::NAME,
+        runs: vec![Run {
+            path: "synthetic.json".into(),
+            provenance: Provenance {
+                machine: harness::machine::Machine::detect(),
+                rustc: "test".into(),
+                crates: Default::default(),
+                fingerprint: "test".into(),
+                profile: Profile::Smoke,
+                date: "test".into(),
+                wall_time_s: 0.0,
+                load_average_at_start: None,
+            },
+            data,
+            stale: false,
+            ephemeral: true,
+        }],
+        store: Store::new(harness::code_dir().join("results")),
+    };
+    let blocks = FanIn::render("verdicts", &book).unwrap();
+    let Block::Verdicts(vs) = &blocks[0] else {
+        panic!("verdicts exhibit is not a verdict block")
+    };
+    vs.iter()
+        .map(|v| (v.claim.id, v.outcome, v.evidence.clone()))
+        .collect()
+}
+
+#[test]
+fn intervals_straddling_a_threshold_give_inconclusive() {
+    // 1 worker: swap and mpsc the same, intervals overlap (FAN-1 at 1×).
+    // 2048 workers: mpsc ÷ swap = 10× with an interval across 10× (FAN-2);
+    // recv_many removes 90 % of mpsc's excess, bounds across 90 % (FAN-4).
+    // tokio ÷ std swap = 12.5× everywhere, across the low end (FAN-3).
+    let straddling = synthetic(|design, w| match (design, w) {
+        (Design::MpscUnbounded, 1) => around(100.0, 0.05),
+        (Design::MpscUnbounded, _) => around(1000.0, 0.05),
+        (Design::MpscRecvMany, _) => around(190.0, 0.05),
+        (Design::TokioMutexSwap, _) => around(1250.0, 0.05),
+        _ => around(100.0, 0.05),
+    });
+    let headline = FanIn::headline(&straddling);
+    assert_eq!(headline.len(), 5, "{headline:?}");
+    for (id, outcome, evidence) in outcomes(straddling) {
+        assert_eq!(outcome, Outcome::Inconclusive, "{id}: {evidence}");
+        assert!(evidence.contains('[') || id == "FAN-1", "{id}: {evidence}");
+    }
+
+    // The same shape with tight intervals well clear of every threshold.
+    let clear = synthetic(|design, w| match (design, w) {
+        (Design::StdMutexSwap, 1) => around(200.0, 0.01),
+        (Design::MpscUnbounded, 1) => around(100.0, 0.01),
+        (Design::MpscUnbounded, _) => around(2000.0, 0.01),
+        (Design::MpscRecvMany, _) => around(110.0, 0.01),
+        (Design::TokioMutexSwap, 1) => around(5000.0, 0.01),
+        (Design::TokioMutexSwap, _) => around(2500.0, 0.01),
+        _ => around(100.0, 0.01),
+    });
+    for (id, outcome, evidence) in outcomes(clear) {
+        assert_eq!(outcome, Outcome::Holds, "{id}: {evidence}");
+    }
+
+    // Intervals wholly on the wrong side of each threshold.
+    let wrong = synthetic(|design, w| match (design, w) {
+        (Design::StdMutexSwap, 1) => around(50.0, 0.01),
+        (Design::MpscUnbounded, 1) => around(100.0, 0.01),
+        (Design::MpscUnbounded, _) => around(500.0, 0.01),
+        (Design::MpscRecvMany, _) => around(400.0, 0.01),
+        (Design::TokioMutexSwap, _) => around(200.0, 0.01),
+        _ => around(100.0, 0.01),
+    });
+    for (id, outcome, evidence) in outcomes(wrong) {
+        assert_eq!(outcome, Outcome::DoesNotHold, "{id}: {evidence}");
+    }
 }

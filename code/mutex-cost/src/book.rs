@@ -44,8 +44,8 @@ const MUT_1: Claim = Claim {
     statement: "With 100,000 futures each locking twice, std::sync::Mutex is about 2x faster than tokio::sync::Mutex.",
     source: POST,
     rule: "Published shape (join_all of 100,000 futures in criterion's to_async, multi-thread runtime with a worker per core): \
-           holds if tokio Mutex time / std Mutex time (criterion means) lies in 1.5..2.5; does not hold if the ratio's 95 % \
-           interval (bounds divided crosswise) lies wholly outside; inconclusive otherwise.",
+           holds if the 95 % interval of tokio Mutex time / std Mutex time (criterion means, bounds divided crosswise) lies \
+           wholly inside 1.5..2.5; does not hold if it lies wholly outside; inconclusive otherwise.",
 };
 
 const MUT_2: Claim = Claim {
@@ -309,6 +309,10 @@ impl Chapter for MutexCost {
             "parameters" => parameters(),
             other => bail!("exhibit {other:?} is declared but not rendered"),
         }
+    }
+
+    fn headline(data: &Data) -> Vec<(String, Estimate)> {
+        decisive_estimates(data)
     }
 }
 
@@ -899,26 +903,74 @@ fn judge_range(r: &Estimate, lo: f64, hi: f64) -> Outcome {
     }
 }
 
+/// MUT-1's ratio: tokio Mutex ÷ std Mutex, join_all of 100,000 futures.
+fn mut_1_ratio(d: &Data) -> Option<(Estimate, Estimate, Estimate)> {
+    let s = find(&d.join_all, Variant::StdMutex, PUBLISHED_FUTURES, None)?;
+    let k = find(&d.join_all, Variant::TokioMutex, PUBLISHED_FUTURES, None)?;
+    Some((
+        k.timing.mean,
+        s.timing.mean,
+        Estimate::ratio(&k.timing.mean, &s.timing.mean),
+    ))
+}
+
+/// MUT-2's ratios in the contended shape at 10,000 futures, on the most
+/// worker threads up to the core count: (workers, actor ÷ tokio, actor ÷ std).
+fn mut_2_ratios(d: &Data) -> Option<(usize, Estimate, Estimate)> {
+    let n = ACTOR_CLAIM_FUTURES;
+    let w = workers_of(&d.contended)
+        .into_iter()
+        .filter(|&w| w <= d.cores.max(1))
+        .max()?;
+    let get = |v| find(&d.contended, v, n, Some(w)).map(|r| r.timing.mean);
+    let (a, k, s) = (
+        get(Variant::Actor)?,
+        get(Variant::TokioMutex)?,
+        get(Variant::StdMutex)?,
+    );
+    Some((w, Estimate::ratio(&a, &k), Estimate::ratio(&a, &s)))
+}
+
+/// The estimates MUT-1 and MUT-2 are decided by (ratios, no unit). MUT-3
+/// rests on percentiles of one run, which carry no interval.
+fn decisive_estimates(d: &Data) -> Vec<(String, Estimate)> {
+    let mut out = Vec::new();
+    if let Some((_, _, r)) = mut_1_ratio(d) {
+        out.push((
+            format!(
+                "MUT-1, join_all of {} futures: tokio Mutex ÷ std Mutex",
+                fmt::thousands(PUBLISHED_FUTURES as u64)
+            ),
+            r,
+        ));
+    }
+    if let Some((w, ak, as_)) = mut_2_ratios(d) {
+        let shape = format!(
+            "MUT-2, {} futures spawned on {w} worker{}",
+            fmt::thousands(ACTOR_CLAIM_FUTURES as u64),
+            if w == 1 { "" } else { "s" }
+        );
+        out.push((format!("{shape}: actor ÷ tokio Mutex"), ak));
+        out.push((format!("{shape}: actor ÷ std Mutex"), as_));
+    }
+    out
+}
+
 fn mut_1(run: &Run<Data>) -> Verdict {
-    let d = &run.data;
-    let (Some(s), Some(k)) = (
-        find(&d.join_all, Variant::StdMutex, PUBLISHED_FUTURES, None),
-        find(&d.join_all, Variant::TokioMutex, PUBLISHED_FUTURES, None),
-    ) else {
+    let Some((k, s, r)) = mut_1_ratio(&run.data) else {
         return Verdict::not_measured(
             &MUT_1,
             format!("{} ran no join_all round of 100,000 futures", run.machine()),
         );
     };
-    let r = Estimate::ratio(&k.timing.mean, &s.timing.mean);
     Verdict::new(
         &MUT_1,
         run.machine(),
         judge_range(&r, 1.5, 2.5),
         format!(
             "tokio Mutex {} vs std Mutex {} per round: tokio ÷ std = {}",
-            fmt::nanos(k.timing.mean.point_ns),
-            fmt::nanos(s.timing.mean.point_ns),
+            fmt::nanos(k.point_ns),
+            fmt::nanos(s.point_ns),
             ratio(&r)
         ),
     )
@@ -926,24 +978,12 @@ fn mut_1(run: &Run<Data>) -> Verdict {
 
 fn mut_2(run: &Run<Data>) -> Verdict {
     let d = &run.data;
-    let n = ACTOR_CLAIM_FUTURES;
-    let all = d.cores.max(1);
-    let w = workers_of(&d.contended)
-        .into_iter()
-        .filter(|&w| w <= all)
-        .max();
-    let get = |rows: &[RoundTiming], v, w| find(rows, v, n, w).map(|r| r.timing.mean);
-    let (Some(a), Some(k), Some(s)) = (
-        get(&d.contended, Variant::Actor, w),
-        get(&d.contended, Variant::TokioMutex, w),
-        get(&d.contended, Variant::StdMutex, w),
-    ) else {
+    let Some((w, ak, as_)) = mut_2_ratios(d) else {
         return Verdict::not_measured(
             &MUT_2,
             format!("{} ran no contended round of 10,000 futures", run.machine()),
         );
     };
-    let (ak, as_) = (Estimate::ratio(&a, &k), Estimate::ratio(&a, &s));
     let outcomes = [judge_range(&ak, 2.0, 3.0), judge_range(&as_, 4.0, 6.0)];
     let outcome = if outcomes.contains(&Outcome::DoesNotHold) {
         Outcome::DoesNotHold
@@ -952,10 +992,11 @@ fn mut_2(run: &Run<Data>) -> Verdict {
     } else {
         Outcome::Inconclusive
     };
+    let get = |v| find(&d.join_all, v, ACTOR_CLAIM_FUTURES, None).map(|r| r.timing.mean);
     let published_shape = match (
-        get(&d.join_all, Variant::Actor, None),
-        get(&d.join_all, Variant::TokioMutex, None),
-        get(&d.join_all, Variant::StdMutex, None),
+        get(Variant::Actor),
+        get(Variant::TokioMutex),
+        get(Variant::StdMutex),
     ) {
         (Some(a), Some(k), Some(s)) => format!(
             "; in the join_all shape: actor ÷ tokio = {}, actor ÷ std = {}",
@@ -969,8 +1010,7 @@ fn mut_2(run: &Run<Data>) -> Verdict {
         run.machine(),
         outcome,
         format!(
-            "contended, {} workers: actor ÷ tokio Mutex = {}, actor ÷ std Mutex = {}{published_shape}",
-            w.unwrap_or(0),
+            "contended, {w} workers: actor ÷ tokio Mutex = {}, actor ÷ std Mutex = {}{published_shape}",
             ratio(&ak),
             ratio(&as_)
         ),

@@ -1,34 +1,47 @@
 //! The chapter end to end: a smoke run passes its own checks and renders every
 //! exhibit; tampered data is refused; every listing the page includes exists.
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use harness::chapter::measure_in_memory;
-use harness::results::Store;
-use harness::{Block, Book, Chapter, ExhibitKind, Profile, Progress, Run};
+use harness::results::{ResultsFile, Store};
+use harness::timing::Estimate;
+use harness::{Block, Book, Chapter, ExhibitKind, Outcome, Profile, Progress, Run};
 use mutex_cost::book::{Data, MutexCost};
+use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
-fn smoke() -> Book<Data> {
-    // A stuck lock or actor must fail the test, not hang the suite.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let progress = Progress::hidden("mutex-cost");
-        let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, &progress));
-    });
-    let file = rx
-        .recv_timeout(std::time::Duration::from_secs(180))
-        .expect("the smoke profile did not finish within three minutes")
-        .unwrap();
+/// One smoke run shared by the tests of this file.
+fn smoke_file() -> &'static ResultsFile<Data> {
+    static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
+    RUN.get_or_init(|| {
+        // A stuck lock or actor must fail the test, not hang the suite.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let progress = Progress::hidden("mutex-cost");
+            let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, &progress));
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(180))
+            .expect("the smoke profile did not finish within three minutes")
+            .unwrap()
+    })
+}
+
+fn book_of(data: Data) -> Book<Data> {
     Book {
         chapter: MutexCost::NAME,
         runs: vec![Run {
             path: PathBuf::from("smoke.json"),
-            provenance: file.provenance,
-            data: file.data,
+            provenance: smoke_file().provenance.clone(),
+            data,
             stale: false,
             ephemeral: true,
         }],
         store: Store::new(Store::default_root()),
     }
+}
+
+fn smoke() -> Book<Data> {
+    book_of(smoke_file().data.clone())
 }
 
 #[test]
@@ -158,11 +171,128 @@ fn the_page_shows_every_exhibit_and_only_declared_ones() {
         );
     }
     for name in &shown {
-        let known = *name == "provenance" || MutexCost::EXHIBITS.iter().any(|e| e.name == *name);
+        let known = harness::chapter::BUILT_IN.contains(name)
+            || MutexCost::EXHIBITS.iter().any(|e| e.name == *name);
         assert!(known, "the page renders undeclared exhibit {name}");
     }
-    assert!(
-        shown.contains(&"provenance"),
-        "the page has no provenance card"
+    for built_in in harness::chapter::BUILT_IN {
+        assert!(
+            shown.contains(&built_in),
+            "the page has no {built_in} exhibit"
+        );
+    }
+}
+
+#[test]
+fn headline_names_finite_estimates_inside_their_intervals() {
+    let headline = MutexCost::headline(&smoke_file().data);
+    assert!(!headline.is_empty(), "a smoke run has headline estimates");
+    for (name, e) in &headline {
+        assert!(name.starts_with("MUT-"), "{name}");
+        assert!(
+            [e.lower_ns, e.point_ns, e.upper_ns]
+                .iter()
+                .all(|v| v.is_finite() && *v > 0.0),
+            "{name}: {e:?}"
+        );
+        assert!(
+            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+            "{name}: {e:?}"
+        );
+    }
+    // Smoke runs stop at 10,000 futures: MUT-2's two ratios, not MUT-1's.
+    assert!(headline.iter().any(|(n, _)| n.starts_with("MUT-2")));
+}
+
+/// Mean `point` ± `spread` (a fraction of it).
+fn around(point: f64, spread: f64) -> Estimate {
+    Estimate {
+        point_ns: point,
+        lower_ns: point * (1.0 - spread),
+        upper_ns: point * (1.0 + spread),
+    }
+}
+
+/// The smoke run given a join_all round of 100,000 futures (std and tokio
+/// Mutex times as passed) and the contended times at 10,000 futures (actor,
+/// tokio, std); returns the verdicts of MUT-1 and MUT-2.
+fn verdicts_with(
+    join_all: (Estimate, Estimate),
+    contended: (Estimate, Estimate, Estimate),
+) -> Vec<(&'static str, Outcome, String)> {
+    let mut data = smoke_file().data.clone();
+    let largest = data.join_all.iter().map(|r| r.futures).max().unwrap();
+    let mut extra: Vec<_> = data
+        .join_all
+        .iter()
+        .filter(|r| r.futures == largest)
+        .cloned()
+        .collect();
+    for r in &mut extra {
+        r.futures = PUBLISHED_FUTURES;
+        match r.variant {
+            Variant::StdMutex => r.timing.mean = join_all.0,
+            Variant::TokioMutex => r.timing.mean = join_all.1,
+            _ => {}
+        }
+    }
+    data.join_all.extend(extra);
+    for r in data
+        .contended
+        .iter_mut()
+        .filter(|r| r.futures == ACTOR_CLAIM_FUTURES)
+    {
+        r.timing.mean = match r.variant {
+            Variant::Actor => contended.0,
+            Variant::TokioMutex => contended.1,
+            Variant::StdMutex => contended.2,
+        };
+    }
+    MutexCost::check(&data).expect("rewritten data is well formed");
+    assert_eq!(MutexCost::headline(&data).len(), 3);
+    let Block::Verdicts(vs) = &MutexCost::render("verdicts", &book_of(data)).unwrap()[0] else {
+        panic!("verdicts exhibit is not a verdict block")
+    };
+    vs.iter()
+        .filter(|v| v.claim.id != "MUT-3")
+        .map(|v| (v.claim.id, v.outcome, v.evidence.clone()))
+        .collect()
+}
+
+#[test]
+fn a_ratio_interval_straddling_a_bound_gives_inconclusive() {
+    // tokio ÷ std = 1.5 and actor ÷ tokio = 2, each with an interval across
+    // the bound; actor ÷ std = 5, inside 4..6.
+    let straddling = verdicts_with(
+        (around(100.0, 0.05), around(150.0, 0.05)),
+        (around(200.0, 0.05), around(100.0, 0.05), around(40.0, 0.01)),
     );
+    assert_eq!(straddling.len(), 2);
+    for (id, outcome, evidence) in straddling {
+        assert_eq!(outcome, Outcome::Inconclusive, "{id}: {evidence}");
+        assert!(
+            evidence.contains('–'),
+            "{id}: the interval is missing: {evidence}"
+        );
+    }
+
+    let clear = verdicts_with(
+        (around(100.0, 0.01), around(200.0, 0.01)),
+        (around(250.0, 0.01), around(100.0, 0.01), around(50.0, 0.01)),
+    );
+    for (id, outcome, evidence) in clear {
+        assert_eq!(outcome, Outcome::Holds, "{id}: {evidence}");
+    }
+
+    let wrong = verdicts_with(
+        (around(100.0, 0.01), around(100.0, 0.01)),
+        (
+            around(100.0, 0.01),
+            around(100.0, 0.01),
+            around(100.0, 0.01),
+        ),
+    );
+    for (id, outcome, evidence) in wrong {
+        assert_eq!(outcome, Outcome::DoesNotHold, "{id}: {evidence}");
+    }
 }

@@ -430,6 +430,10 @@ impl Chapter for MutexSwap {
             other => bail!("exhibit {other:?} is declared but not rendered"),
         }
     }
+
+    fn headline(data: &Data) -> Vec<(String, Estimate)> {
+        decisive_estimates(data)
+    }
 }
 
 /// The point with the light consumer work.
@@ -936,10 +940,11 @@ fn lock_hold_table(run: &Run<Data>) -> Result<Vec<Block>> {
     Ok(vec![Block::Table(t)])
 }
 
-fn fan4_verdict(run: &Run<Data>) -> Verdict {
-    let claim = &CLAIMS[0];
-    let data = &run.data;
-    let at_scale: Vec<(&Measured, &Measured)> = grid(data, Experiment::Throughput)
+/// FAN-4's points: at every producer count from 128 up with both, the std
+/// swap (throughput experiment) and one message per lock, with the ratio of
+/// their mean burst times (one per lock ÷ swap, bounds divided crosswise).
+fn fan4_points(data: &Data) -> Vec<(&Measured, &Measured, Estimate)> {
+    grid(data, Experiment::Throughput)
         .into_iter()
         .filter(|&p| p >= FAN4_FROM_PRODUCERS)
         .filter_map(|p| {
@@ -957,9 +962,44 @@ fn fan4_verdict(run: &Run<Data>) -> Verdict {
                 Wait::Notify,
                 p,
             )?;
-            Some((swap, pop_one))
+            Some((
+                swap,
+                pop_one,
+                Estimate::ratio(&pop_one.timing.mean, &swap.timing.mean),
+            ))
         })
-        .collect();
+        .collect()
+}
+
+/// FAN-4's ratios at the largest producer count and, when another count
+/// comes nearer to 1, at that closest call too.
+fn decisive_estimates(data: &Data) -> Vec<(String, Estimate)> {
+    let points = fan4_points(data);
+    let Some((largest, _, top)) = points.last() else {
+        return Vec::new();
+    };
+    let name = |p: u64, note: &str| {
+        format!(
+            "FAN-4, {} producers{note}: one message per lock ÷ std swap",
+            harness::fmt::thousands(p)
+        )
+    };
+    let mut out = Vec::new();
+    if let Some((swap, _, r)) = points
+        .iter()
+        .min_by(|a, b| a.2.lower_ns.total_cmp(&b.2.lower_ns))
+    {
+        if swap.producers != largest.producers {
+            out.push((name(swap.producers, " (closest call)"), *r));
+        }
+    }
+    out.push((name(largest.producers, ""), *top));
+    out
+}
+
+fn fan4_verdict(run: &Run<Data>) -> Verdict {
+    let claim = &CLAIMS[0];
+    let at_scale = fan4_points(&run.data);
     if at_scale.is_empty() {
         return Verdict::not_measured(
             claim,
@@ -972,9 +1012,8 @@ fn fan4_verdict(run: &Run<Data>) -> Verdict {
     }
     let (mut refuted, mut undecided) = (false, false);
     let mut evidence = Vec::new();
-    for (swap, pop_one) in &at_scale {
+    for (swap, _, r) in &at_scale {
         let batch = swap.passes.messages_per_pass();
-        let r = Estimate::ratio(&pop_one.timing.mean, &swap.timing.mean);
         refuted |= batch < FAN4_MIN_BATCH || r.upper_ns < 1.0;
         undecided |= r.lower_ns <= 1.0 && r.upper_ns >= 1.0;
         evidence.push(format!(

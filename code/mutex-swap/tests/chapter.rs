@@ -1,13 +1,22 @@
 //! The chapter end to end on the smoke profile: measure, check, render every
 //! exhibit; and check rejects data that makes no sense.
+use std::sync::OnceLock;
+
 use harness::chapter::{Book, Run};
 use harness::results::{Provenance, Store};
+use harness::timing::Estimate;
 use harness::{Block, Chapter, Outcome, Profile, Progress};
-use mutex_swap::book::{Data, MutexSwap};
+use mutex_swap::book::{Data, Experiment, MutexSwap};
+use mutex_swap::Design;
 
+/// One smoke run shared by the tests of this file.
 fn smoke() -> Data {
-    MutexSwap::measure(Profile::Smoke, &Progress::hidden("mutex-swap"))
-        .expect("smoke profile measures")
+    static RUN: OnceLock<Data> = OnceLock::new();
+    RUN.get_or_init(|| {
+        MutexSwap::measure(Profile::Smoke, &Progress::hidden("mutex-swap"))
+            .expect("smoke profile measures")
+    })
+    .clone()
 }
 
 fn book_of(data: Data) -> Book<Data> {
@@ -95,4 +104,77 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         }
     }
     assert!(MutexSwap::render("no-such-exhibit", &book).is_err());
+}
+
+#[test]
+fn headline_names_finite_estimates_inside_their_intervals() {
+    let headline = MutexSwap::headline(&smoke());
+    assert!(!headline.is_empty(), "a smoke run has headline estimates");
+    for (name, e) in &headline {
+        assert!(name.starts_with("FAN-4"), "{name}");
+        assert!(
+            [e.lower_ns, e.point_ns, e.upper_ns]
+                .iter()
+                .all(|v| v.is_finite() && *v > 0.0),
+            "{name}: {e:?}"
+        );
+        assert!(
+            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+            "{name}: {e:?}"
+        );
+    }
+}
+
+/// Mean `point` ± `spread` (a fraction of it).
+fn around(point: f64, spread: f64) -> Estimate {
+    Estimate {
+        point_ns: point,
+        lower_ns: point * (1.0 - spread),
+        upper_ns: point * (1.0 + spread),
+    }
+}
+
+/// The smoke run with every FAN-4 point from 128 producers up rewritten: the
+/// swap batches 20 messages per pass in 1 µs ± 5 %; one per lock takes `pop_one`.
+fn fan4_with(pop_one: Estimate) -> (Data, Outcome, String) {
+    let mut data = smoke();
+    for m in data.points.iter_mut().filter(|m| m.producers >= 128) {
+        match (m.experiment, m.design) {
+            (Experiment::Throughput, Design::StdMutexSwap) => {
+                m.timing.mean = around(1000.0, 0.05);
+                m.passes.passes_with_messages = (m.passes.messages / 20).max(1);
+            }
+            (Experiment::LockHold, Design::StdMutexPopOne) => m.timing.mean = pop_one,
+            _ => {}
+        }
+    }
+    MutexSwap::check(&data).expect("rewritten data is well formed");
+    let book = book_of(data.clone());
+    let blocks = MutexSwap::render("verdicts", &book).unwrap();
+    let Block::Verdicts(vs) = &blocks[0] else {
+        panic!("verdicts exhibit is not a Block::Verdicts")
+    };
+    (data, vs[0].outcome, vs[0].evidence.clone())
+}
+
+#[test]
+fn a_ratio_interval_straddling_one_gives_inconclusive() {
+    let (data, outcome, evidence) = fan4_with(around(1000.0, 0.05));
+    assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
+    assert!(
+        evidence.contains('[') && evidence.contains('–'),
+        "{evidence}"
+    );
+    let headline = MutexSwap::headline(&data);
+    assert!(
+        headline
+            .iter()
+            .all(|(_, r)| r.lower_ns < 1.0 && r.upper_ns > 1.0),
+        "{headline:?}"
+    );
+
+    let (_, outcome, evidence) = fan4_with(around(2000.0, 0.01));
+    assert_eq!(outcome, Outcome::Holds, "{evidence}");
+    let (_, outcome, evidence) = fan4_with(around(500.0, 0.01));
+    assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
 }
