@@ -259,31 +259,39 @@ fn provenance<C: Chapter>(
     })
 }
 
-/// Sends file descriptor 1 to stderr until dropped (Unix; elsewhere a no-op).
-struct StdoutToStderr {
+/// Points file descriptor 1 at /dev/null until dropped (Unix; elsewhere a no-op).
+struct QuietStdout {
     #[cfg(unix)]
     saved: i32,
 }
 
-impl StdoutToStderr {
+impl QuietStdout {
     fn new() -> Self {
         use std::io::Write;
         let _ = std::io::stdout().flush();
         #[cfg(unix)]
         {
-            // SAFETY: dup/dup2 on the process's own standard descriptors.
-            let saved = unsafe { libc::dup(1) };
-            if saved >= 0 {
-                unsafe { libc::dup2(2, 1) };
-            }
-            StdoutToStderr { saved }
+            use std::os::unix::io::AsRawFd;
+            let saved = match std::fs::OpenOptions::new().write(true).open("/dev/null") {
+                // SAFETY: dup/dup2 on the process's own descriptors; `null`
+                // stays open until dup2 has copied it.
+                Ok(null) => unsafe {
+                    let saved = libc::dup(1);
+                    if saved >= 0 {
+                        libc::dup2(null.as_raw_fd(), 1);
+                    }
+                    saved
+                },
+                Err(_) => -1,
+            };
+            QuietStdout { saved }
         }
         #[cfg(not(unix))]
-        StdoutToStderr {}
+        QuietStdout {}
     }
 }
 
-impl Drop for StdoutToStderr {
+impl Drop for QuietStdout {
     fn drop(&mut self) {
         use std::io::Write;
         let _ = std::io::stdout().flush();
@@ -305,10 +313,11 @@ pub fn measure_in_memory<C: Chapter>(
 ) -> Result<ResultsFile<C::Data>> {
     let load = load_average();
     let started = Instant::now();
-    // criterion reports on stdout; while measuring, stdout belongs to nobody
-    // (render prints the page there), so its chatter goes to stderr.
+    // criterion reports every benchmark on stdout. While measuring, stdout
+    // belongs to nobody (render prints the page there) and the progress lines
+    // on stderr are what a person watches, so its chatter is dropped.
     let data = {
-        let _redirect = StdoutToStderr::new();
+        let _quiet = QuietStdout::new();
         C::measure(profile, progress)?
     };
     C::check(&data).context("the run's own results failed the chapter's checks")?;
