@@ -184,3 +184,28 @@ fn an_interrupted_run_leaves_earlier_results_and_no_partial_file() {
         only_file_is(&path, &text);
     }
 }
+
+#[test]
+fn results_of_older_code_carry_a_stale_badge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, text) = measured(dir.path());
+    let page = |out: Output| {
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(!page(run(&["render", "grid"], dir.path())).contains("badge stale"));
+    // Results measured by other code: the fingerprint no longer matches.
+    let at = text.find("\"fingerprint\": \"").unwrap() + "\"fingerprint\": \"".len();
+    let end = at + text[at..].find('"').unwrap();
+    fs::write(
+        &path,
+        format!("{}0123456789abcdef{}", &text[..at], &text[end..]),
+    )
+    .unwrap();
+    let grid = page(run(&["render", "grid"], dir.path()));
+    assert!(
+        grid.contains("badge stale") && grid.contains("0123456789abcdef"),
+        "{grid}"
+    );
+    assert!(page(run(&["render", "provenance"], dir.path())).contains("badge stale"));
+}
