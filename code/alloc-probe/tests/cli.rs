@@ -159,28 +159,58 @@ fn a_hung_step_is_stopped_and_named() {
     only_file_is(&path, &text);
 }
 
+// The C library's `signal`, declared here rather than through the libc crate:
+// a dev-dependency would change Cargo.lock, and with it every chapter's fingerprint.
+extern "C" {
+    #[link_name = "signal"]
+    fn c_signal(signum: i32, handler: usize) -> usize;
+}
+const SIGINT: i32 = 2;
+const SIG_DFL: usize = 0;
+
 #[test]
 fn an_interrupted_run_leaves_earlier_results_and_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let (path, text) = measured(dir.path());
     for signal in ["INT", "TERM", "KILL"] {
         // The hang keeps the run mid-way whatever the machine's speed.
-        let child = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_alloc-probe"));
+        command
             .args(["measure", "--profile", "quick", "--results"])
             .arg(dir.path())
             .env("BOOK_MACHINE_ID", "test-machine")
             .env("BOOK_FAULT_HANG", "scenarios")
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::null());
+        // A shell that started this test in the background may have passed on
+        // SIGINT as ignored; give the run the default Ctrl-C behaviour back.
+        // SAFETY: only async-signal-safe `signal` between fork and exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                c_signal(SIGINT, SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(700));
         let sent = Command::new("kill")
             .args([format!("-{signal}"), child.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
-        let out = child.wait_with_output().unwrap();
-        assert!(!out.status.success(), "SIG{signal}: the run claims success");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("SIG{signal} did not stop the run within 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(!status.success(), "SIG{signal}: the run claims success");
         only_file_is(&path, &text);
     }
 }
