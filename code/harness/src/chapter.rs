@@ -368,9 +368,8 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
     for (path, file) in store.load_all::<C::Data>(C::NAME)? {
         C::check(&file.data)
             .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-        let current = fingerprint(&code, C::NAME, file.provenance.profile)?;
         runs.push(Run {
-            stale: current != file.provenance.fingerprint,
+            stale: !file.provenance.is_current(C::NAME)?,
             provenance: file.provenance,
             data: file.data,
             path,

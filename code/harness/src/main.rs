@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 use wait_timeout::ChildExt;
 
 use harness::check;
-use harness::fingerprint::fingerprint;
 use harness::machine::Machine;
 use harness::profile::Profile;
 use harness::registry::{self, ChapterInfo, CHAPTERS};
@@ -130,7 +129,6 @@ fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
 }
 
 fn list(store: &Store) -> Result<ExitCode> {
-    let code = harness::code_dir();
     for c in CHAPTERS {
         let state = if c.written { "" } else { " (not written yet)" };
         println!("{:<16} {}{state}", c.name, c.title);
@@ -138,8 +136,7 @@ fn list(store: &Store) -> Result<ExitCode> {
             match read_results::<serde_json::Value>(&path, c.name) {
                 Ok(file) => {
                     let p = &file.provenance;
-                    let now = fingerprint(&code, c.name, p.profile)?;
-                    let fresh = if now == p.fingerprint {
+                    let fresh = if p.is_current(c.name)? {
                         "current"
                     } else {
                         "STALE"
@@ -163,8 +160,7 @@ fn staleness(store: &Store, chapter: &str) -> Result<Option<String>> {
         return Ok(Some("no results for this machine".into()));
     }
     let file = read_results::<serde_json::Value>(&path, chapter)?;
-    let now = fingerprint(&harness::code_dir(), chapter, file.provenance.profile)?;
-    Ok((now != file.provenance.fingerprint).then(|| {
+    Ok((!file.provenance.is_current(chapter)?).then(|| {
         format!(
             "stale: code, lock file, toolchain or profile changed since {}",
             file.provenance.date

@@ -30,6 +30,15 @@ pub struct Provenance {
     pub load_average_at_start: Option<f64>,
 }
 
+impl Provenance {
+    /// Whether the code that made these results is still the code in `code/`:
+    /// the one staleness test used by render, `list` and `measure --stale`.
+    pub fn is_current(&self, chapter: &str) -> Result<bool> {
+        let now = crate::fingerprint::fingerprint(&crate::code_dir(), chapter, self.profile)?;
+        Ok(now == self.fingerprint)
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResultsFile<D> {
     pub schema: String,
