@@ -7,7 +7,7 @@ use harness::chapter::{Book, Exhibit, ExhibitKind, Run};
 use harness::claims::{Claim, Outcome, Verdict};
 use harness::exhibit::{Axis, Block, Figure, Point, Series, Table};
 use harness::fmt::{nanos, ratio, sig3, thousands};
-use harness::timing::{Estimate, Timing};
+use harness::timing::{self, Estimate, Statistic, Timing};
 use harness::{Chapter, Profile, Progress};
 use serde::{Deserialize, Serialize};
 
@@ -68,11 +68,13 @@ impl Data {
         self.point(variant, carry, bytes).map(|p| p.timing.median)
     }
 
-    /// tokio's time per burst over crossbeam's, with a conservative interval.
+    /// tokio's median time per burst over crossbeam's, with a 95 % interval
+    /// bootstrapped from both points' samples.
     pub fn tokio_over_crossbeam(&self, carry: Carry, bytes: usize) -> Option<Estimate> {
-        Some(Estimate::ratio(
-            &self.median(Variant::TokioMpsc, carry, bytes)?,
-            &self.median(Variant::Crossbeam, carry, bytes)?,
+        Some(timing::ratio(
+            &self.point(Variant::TokioMpsc, carry, bytes)?.timing,
+            &self.point(Variant::Crossbeam, carry, bytes)?.timing,
+            Statistic::Median,
         ))
     }
 
@@ -244,18 +246,17 @@ impl Chapter for ChannelLatency {
 
     /// The medians LAT-1..LAT-4 rest on: tokio's and crossbeam's burst time at every size.
     fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        let mut out = Vec::new();
-        for bytes in PAYLOAD_SIZES {
-            for v in [Variant::TokioMpsc, Variant::Crossbeam] {
-                if let Some(e) = data.median(v, Carry::Array, bytes) {
-                    out.push((
-                        format!("{}, {}, ns per burst", v.label(), size_label(bytes)),
-                        e,
-                    ));
-                }
-            }
-        }
-        out
+        // The verdicts rest on tokio ÷ crossbeam at each payload size.
+        PAYLOAD_SIZES
+            .into_iter()
+            .filter_map(|bytes| {
+                let r = data.tokio_over_crossbeam(Carry::Array, bytes)?;
+                Some((
+                    format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
+                    r,
+                ))
+            })
+            .collect()
     }
 
     fn render(exhibit: &str, book: &Book<Data>) -> Result<Vec<Block>> {
@@ -832,8 +833,12 @@ fn copy_vs_coordination(run: &Run<Data>) -> Result<Vec<Block>> {
             nanos(tb.point_ns),
             nanos(ca.point_ns),
             nanos(cb.point_ns),
-            ratio_ci(&Estimate::ratio(&ta, &ca)),
-            ratio_ci(&Estimate::ratio(&tb, &cb)),
+            ratio_ci(&need(d.tokio_over_crossbeam(Carry::Array, bytes), || {
+                format!("no array ratio at {bytes} B")
+            })?),
+            ratio_ci(&need(d.tokio_over_crossbeam(Carry::Boxed, bytes), || {
+                format!("no boxed ratio at {bytes} B")
+            })?),
             nanos(floor.point_ns),
             format!("{:.0} %", floor.point_ns / ta.point_ns * 100.0),
         ]);
@@ -922,7 +927,7 @@ fn ratio_figure(book: &Book<Data>) -> Result<Vec<Block>> {
         id: "latency-ratio".into(),
         title: "tokio mpsc time / crossbeam time, per machine".into(),
         caption: format!(
-            "Ratio of median burst times, [u8; N] payload; solid lines are this book's machines with conservative 95 % bands, dashed lines the published machines ({citation}). {runtime}. Above the line at 1, tokio is slower."
+            "Ratio of median burst times, [u8; N] payload; solid lines are this book's machines with bootstrapped 95 % bands, dashed lines the published machines ({citation}). {runtime}. Above the line at 1, tokio is slower."
         ),
         x: Axis::log("payload (bytes)"),
         y: Axis::linear("tokio / crossbeam"),
@@ -941,7 +946,7 @@ fn ratio_table(book: &Book<Data>) -> Result<Vec<Block>> {
     let header_ref: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = Table::new(
         format!(
-            "tokio/crossbeam ratio of median burst times, [u8; N]; measured cells show the conservative 95 % interval in brackets. Published ratios are computed from {citation}. {}.",
+            "tokio/crossbeam ratio of median burst times, [u8; N]; measured cells show the 95 % interval, bootstrapped from both points' samples, in brackets. Published ratios are computed from {citation}. {}.",
             runtime_a(&book.primary().data)
         ),
         &header_ref,
@@ -1226,11 +1231,7 @@ fn in_range(e: &Estimate, lo: f64, hi: f64) -> Outcome {
 
 /// The weaker of two outcomes: a claim made of two parts holds only if both do.
 fn both(a: Outcome, b: Outcome) -> Outcome {
-    match (a, b) {
-        (Outcome::DoesNotHold, _) | (_, Outcome::DoesNotHold) => Outcome::DoesNotHold,
-        (Outcome::Holds, Outcome::Holds) => Outcome::Holds,
-        _ => Outcome::Inconclusive,
-    }
+    Outcome::all_of(&[a, b])
 }
 
 fn lat1(run: &Run<Data>) -> Result<Verdict> {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{anyhow, bail, ensure, Result};
 use harness::fmt::{nanos, ratio, sig3};
-use harness::timing::Estimate;
+use harness::timing::{self, Estimate, Statistic, Timing};
 use harness::{
     Axis, Block, Book, Chapter, Claim, Exhibit, ExhibitKind, Figure, Outcome, Point, Profile,
     Progress, Run, Series, Table, Verdict,
@@ -86,7 +86,7 @@ const CLAIMS: &[Claim] = &[
         source: SOURCE,
         rule: "Over the TCP sink, the std Mutex swap is faster than mpsc unbounded, intervals \
                apart, at every measured worker count from 8 up, and mpsc ÷ swap (medians, 95 % \
-               interval with the bounds divided crosswise) is at least 10× at the largest count \
+               interval bootstrapped from both designs' samples) is at least 10× at the largest count \
                (which must be in the thousands). Does not hold if the swap is slower, intervals \
                apart, at one of these counts or the ratio's interval lies wholly below 10×; \
                inconclusive if intervals overlap or the ratio's interval straddles 10×.",
@@ -97,8 +97,8 @@ const CLAIMS: &[Claim] = &[
             "Using tokio::sync::Mutex for the swap is roughly 25x slower than std::sync::Mutex.",
         source: SOURCE,
         rule: "Over the TCP sink, the geometric mean across worker counts of tokio swap ÷ std \
-               swap (medians; its bounds are the geometric means of the per-count 95 % intervals, \
-               bounds divided crosswise) lies within a factor 2 of 25× (12.5× to 50×). Does not \
+               swap (medians; its 95 % interval bootstrapped by \
+               resampling every count's timings at once) lies within a factor 2 of 25× (12.5× to 50×). Does not \
                hold if the bounds lie wholly outside that range; inconclusive if they straddle \
                an end of it.",
     },
@@ -199,7 +199,7 @@ impl Chapter for FanIn {
                     points.push(time_point(
                         &mut rig,
                         scratch.path(),
-                        plan.sampling,
+                        plan.sampling_for(design, workers),
                         design,
                         kind,
                         workers,
@@ -315,9 +315,31 @@ impl Chapter for FanIn {
     }
 }
 
+/// The statistic every figure rests on (see `est`).
+const STAT: Statistic = Statistic::Median;
+
 /// The figure of merit everywhere: criterion's median of one burst.
 fn est(m: &Measured) -> &Estimate {
-    &m.timing.median
+    m.timing.estimate(STAT)
+}
+
+/// A ratio tested against 1: `Some(true)` when `a` is slower than `b`
+/// (the bootstrapped interval of `a ÷ b` wholly above 1), `Some(false)` when
+/// faster, `None` when the interval straddles 1.
+fn is_slower(a: &Measured, b: &Measured) -> Option<bool> {
+    timing::ratio(&a.timing, &b.timing, STAT).at_least(1.0)
+}
+
+fn at_least(e: &Estimate, threshold: f64) -> Outcome {
+    Outcome::decided(e.at_least(threshold))
+}
+
+fn within(e: &Estimate, lo: f64, hi: f64) -> Outcome {
+    Outcome::decided(e.within(lo, hi))
+}
+
+fn all_of(parts: &[Outcome]) -> Outcome {
+    Outcome::all_of(parts)
 }
 
 /// "1.23 ms ± 4.0 %".
@@ -379,10 +401,14 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
             format!("{} bytes", d.chunk_bytes),
         ),
         ("Worker counts in this run".to_string(), list(&d.workers)),
-        (
-            "Criterion samples per point in this run".to_string(),
-            d.samples_per_point.to_string(),
-        ),
+        ("Criterion samples per point in this run".to_string(), {
+            let counts: BTreeSet<usize> = d.points.iter().map(|p| p.timing.samples).collect();
+            let (lo, hi) = (counts.first(), counts.last());
+            match (lo, hi) {
+                (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
+                _ => d.samples_per_point.to_string(),
+            }
+        }),
     ];
     for (k, v) in rows {
         t.push(vec![k, v]);
@@ -396,10 +422,14 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
         t.push(vec![
             format!("Worker counts, {p} profile"),
             format!(
-                "{} ({} samples, {} ms measuring per point)",
+                "{} ({} samples, {} ms measuring per point; {} samples, {} ms for mpsc \
+                 unbounded and bounded from {} workers)",
                 list(&plan.workers),
                 plan.sampling.samples,
-                plan.sampling.measurement.as_millis()
+                plan.sampling.measurement.as_millis(),
+                plan.heavy.samples,
+                plan.heavy.measurement.as_millis(),
+                crate::experiment::HEAVY_FROM
             ),
         ]);
     }
@@ -627,8 +657,8 @@ fn own_design(book: &Book<FanInData>) -> Result<Vec<Block>> {
         let mut t = Table::new(
             format!(
                 "Worker chunks ({} bytes per chunk) against the std Mutex swap and the floor, \
-                 loopback TCP sink, on {} ({}, {} profile). Speedup = swap ÷ chunks; the interval \
-                 divides the bounds crosswise.",
+                 loopback TCP sink, on {} ({}, {} profile). Speedup = swap ÷ chunks, with a 95 % \
+                 interval bootstrapped from both designs' samples.",
                 d.chunk_bytes,
                 run.machine(),
                 d.runtime(),
@@ -644,10 +674,13 @@ fn own_design(book: &Book<FanInData>) -> Result<Vec<Block>> {
             ],
         );
         for &w in &d.workers {
-            let c = est(d.tcp(Design::WorkerChunks, w)?);
-            let s = est(d.tcp(Design::StdMutexSwap, w)?);
+            let (mc, ms) = (
+                d.tcp(Design::WorkerChunks, w)?,
+                d.tcp(Design::StdMutexSwap, w)?,
+            );
+            let (c, s) = (est(mc), est(ms));
             let f = est(d.tcp(Design::Floor, w)?);
-            let speedup = Estimate::ratio(s, c);
+            let speedup = timing::ratio(&ms.timing, &mc.timing, STAT);
             t.push(vec![
                 w.to_string(),
                 with_spread(c),
@@ -706,51 +739,6 @@ const FAN3_RANGE: (f64, f64) = (12.5, 50.0);
 const FAN4_MIN_PER_WRITE: f64 = 16.0;
 const FAN4_MIN_SHARE: f64 = 0.9;
 
-/// `a` slower than `b` with the intervals apart, faster likewise, or neither.
-fn compare(a: &Estimate, b: &Estimate) -> Option<bool> {
-    if a.lower_ns > b.upper_ns {
-        Some(true)
-    } else if a.upper_ns < b.lower_ns {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-/// A claim that `e` is at least `threshold`: holds if the whole interval is,
-/// does not hold if the whole interval is below, inconclusive if it straddles.
-fn at_least(e: &Estimate, threshold: f64) -> Outcome {
-    if e.lower_ns >= threshold {
-        Outcome::Holds
-    } else if e.upper_ns < threshold {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
-    }
-}
-
-/// A claim that `e` lies in `lo..=hi`, decided on the whole interval.
-fn within(e: &Estimate, lo: f64, hi: f64) -> Outcome {
-    if e.lower_ns >= lo && e.upper_ns <= hi {
-        Outcome::Holds
-    } else if e.upper_ns < lo || e.lower_ns > hi {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
-    }
-}
-
-/// Every part must hold: one that does not decides, then one undecided.
-fn all_of(parts: &[Outcome]) -> Outcome {
-    if parts.contains(&Outcome::DoesNotHold) {
-        Outcome::DoesNotHold
-    } else if parts.contains(&Outcome::Inconclusive) {
-        Outcome::Inconclusive
-    } else {
-        Outcome::Holds
-    }
-}
-
 /// "12.3× [11.0 – 13.9]".
 fn ratio_ci(e: &Estimate) -> String {
     format!(
@@ -761,9 +749,13 @@ fn ratio_ci(e: &Estimate) -> String {
     )
 }
 
-/// `a ÷ b` of two designs' TCP medians at `w` workers, bounds crosswise.
+/// `a ÷ b` of two designs' TCP figures at `w` workers, bootstrapped.
 fn tcp_ratio(d: &FanInData, a: Design, b: Design, w: usize) -> Result<Estimate> {
-    Ok(Estimate::ratio(est(d.tcp(a, w)?), est(d.tcp(b, w)?)))
+    Ok(timing::ratio(
+        &d.tcp(a, w)?.timing,
+        &d.tcp(b, w)?.timing,
+        STAT,
+    ))
 }
 
 /// The FAN-2 count from 8 workers up, below the largest, whose mpsc ÷ swap
@@ -784,52 +776,49 @@ fn fan_2_closest(d: &FanInData) -> Result<Option<(usize, Estimate)>> {
     Ok(closest)
 }
 
-/// tokio swap ÷ std swap per worker count, and their geometric mean with
-/// the geometric means of the lower and upper bounds as its bounds.
+/// tokio swap ÷ std swap per worker count, and their geometric mean with a
+/// bootstrapped interval (every timing resampled at once).
 fn fan_3_ratios(d: &FanInData) -> Result<(Vec<Estimate>, Estimate)> {
     let ratios: Vec<Estimate> = d
         .workers
         .iter()
         .map(|&w| tcp_ratio(d, Design::TokioMutexSwap, Design::StdMutexSwap, w))
         .collect::<Result<_>>()?;
-    let geo = |f: fn(&Estimate) -> f64| {
-        (ratios.iter().map(|r| f(r).ln()).sum::<f64>() / ratios.len() as f64).exp()
-    };
-    let mean = Estimate {
-        point_ns: geo(|r| r.point_ns),
-        lower_ns: geo(|r| r.lower_ns),
-        upper_ns: geo(|r| r.upper_ns),
-    };
+    // Pairs (tokio, std) per worker count, flattened.
+    let timings: Vec<&Timing> = d
+        .workers
+        .iter()
+        .map(|&w| {
+            Ok([
+                &d.tcp(Design::TokioMutexSwap, w)?.timing,
+                &d.tcp(Design::StdMutexSwap, w)?.timing,
+            ])
+        })
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let mean = timing::bootstrap(&timings, STAT, |s| {
+        let logs: f64 = s.chunks(2).map(|p| (p[0] / p[1]).ln()).sum();
+        (logs / (s.len() / 2) as f64).exp()
+    })?;
     Ok((ratios, mean))
 }
 
 /// The share of mpsc unbounded's excess over the swap that recv_many
-/// removes, `(mpsc − recv_many) ÷ (mpsc − swap)`, with its extremes over the
-/// three intervals as bounds. `None` unless mpsc is slower, intervals apart.
+/// removes, `(mpsc − recv_many) ÷ (mpsc − swap)`, bootstrapped. `None`
+/// unless mpsc is slower than the swap, interval clear of 1.
 fn fan_4_share(d: &FanInData, w: usize) -> Result<Option<Estimate>> {
-    let swap = est(d.tcp(Design::StdMutexSwap, w)?);
-    let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
-    let many = est(d.tcp(Design::MpscRecvMany, w)?);
-    if compare(mpsc, swap) != Some(true) {
+    let swap = d.tcp(Design::StdMutexSwap, w)?;
+    let mpsc = d.tcp(Design::MpscUnbounded, w)?;
+    let many = d.tcp(Design::MpscRecvMany, w)?;
+    if is_slower(mpsc, swap) != Some(true) {
         return Ok(None);
     }
-    let share = |m: f64, r: f64, s: f64| (m - r) / (m - s);
-    // Monotone in each time while mpsc stays above the swap: extremes are corners.
-    let (mut lower, mut upper) = (f64::INFINITY, f64::NEG_INFINITY);
-    for m in [mpsc.lower_ns, mpsc.upper_ns] {
-        for r in [many.lower_ns, many.upper_ns] {
-            for s in [swap.lower_ns, swap.upper_ns] {
-                let v = share(m, r, s);
-                lower = lower.min(v);
-                upper = upper.max(v);
-            }
-        }
-    }
-    Ok(Some(Estimate {
-        point_ns: share(mpsc.point_ns, many.point_ns, swap.point_ns),
-        lower_ns: lower,
-        upper_ns: upper,
-    }))
+    let share = timing::bootstrap(&[&mpsc.timing, &many.timing, &swap.timing], STAT, |s| {
+        (s[0] - s[1]) / (s[0] - s[2])
+    })?;
+    Ok(Some(share))
 }
 
 /// The estimates FAN-1..FAN-4 are decided by (ratios and a share, no unit).
@@ -881,18 +870,23 @@ fn decisive_estimates(d: &FanInData) -> Vec<(String, Estimate)> {
 
 fn fan_1(d: &FanInData) -> Decision {
     let w = d.workers[0];
-    let swap = est(d.tcp(Design::StdMutexSwap, w)?);
-    let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
-    let outcome = match compare(swap, mpsc) {
-        Some(slower) => Outcome::from_bool(slower),
-        None => Outcome::Inconclusive,
-    };
+    let (m_swap, m_mpsc) = (
+        d.tcp(Design::StdMutexSwap, w)?,
+        d.tcp(Design::MpscUnbounded, w)?,
+    );
+    let outcome = Outcome::decided(is_slower(m_swap, m_mpsc));
     Ok(Some((
         outcome,
         format!(
-            "{w} worker(s): swap {}, mpsc {}",
-            with_spread(swap),
-            with_spread(mpsc)
+            "{w} worker(s): swap {}, mpsc {}; swap ÷ mpsc {}",
+            with_spread(est(m_swap)),
+            with_spread(est(m_mpsc)),
+            ratio_ci(&tcp_ratio(
+                d,
+                Design::StdMutexSwap,
+                Design::MpscUnbounded,
+                w
+            )?)
         ),
     )))
 }
@@ -904,9 +898,9 @@ fn fan_2(d: &FanInData) -> Decision {
     }
     let (mut slower, mut unclear) = (Vec::new(), Vec::new());
     for &w in d.workers.iter().filter(|&&w| w >= FAN2_FROM_WORKERS) {
-        let swap = est(d.tcp(Design::StdMutexSwap, w)?);
-        let mpsc = est(d.tcp(Design::MpscUnbounded, w)?);
-        match compare(swap, mpsc) {
+        let swap = d.tcp(Design::StdMutexSwap, w)?;
+        let mpsc = d.tcp(Design::MpscUnbounded, w)?;
+        match is_slower(swap, mpsc) {
             Some(false) => {}
             Some(true) => slower.push(w.to_string()),
             None => unclear.push(w.to_string()),
@@ -975,7 +969,8 @@ fn fan_4(d: &FanInData) -> Decision {
         sig3(per_write)
     );
     let Some(share) = fan_4_share(d, top)? else {
-        let (outcome, why) = match compare(t_mpsc, t_swap) {
+        let m_mpsc = d.tcp(Design::MpscUnbounded, top)?;
+        let (outcome, why) = match is_slower(m_mpsc, swap) {
             Some(false) => (
                 Outcome::DoesNotHold,
                 "mpsc is faster than the swap: nothing for batching to explain",

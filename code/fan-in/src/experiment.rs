@@ -20,7 +20,28 @@ pub const BURST_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub workers: Vec<usize>,
+    /// Most points: many equal samples, because a burst's time wanders
+    /// between modes (where the consumer task happens to be woken) and only
+    /// many samples pin down a median.
     pub sampling: Sampling,
+    /// The write-per-message designs from `HEAVY_FROM` workers up, whose one
+    /// burst takes seconds over TCP: fewer samples keep the run's length in
+    /// bounds, and their spread is smaller relative to their size.
+    pub heavy: Sampling,
+}
+
+/// Worker count from which write-per-message designs use `Plan::heavy`.
+pub const HEAVY_FROM: usize = 2048;
+
+impl Plan {
+    pub fn sampling_for(&self, design: Design, workers: usize) -> Sampling {
+        let per_message = matches!(design, Design::MpscUnbounded | Design::MpscBounded);
+        if per_message && workers >= HEAVY_FROM {
+            self.heavy
+        } else {
+            self.sampling
+        }
+    }
 }
 
 // ANCHOR: plan
@@ -32,11 +53,16 @@ pub fn plan(profile: Profile) -> Plan {
             powers(&[0, 2, 4, 6, 7, 9, 11, 13]),
             powers(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
         ),
-        // (samples, warm-up ms, measurement ms) per point.
+        // (samples, warm-up ms, measurement ms) per point, equal samples.
         sampling: profile.pick(
-            Sampling::new(10, 5, 20),
-            Sampling::new(10, 40, 150),
-            Sampling::new(20, 200, 1000),
+            Sampling::new(10, 5, 20).flat(),
+            Sampling::new(30, 50, 300).flat(),
+            Sampling::new(50, 200, 1500).flat(),
+        ),
+        heavy: profile.pick(
+            Sampling::new(10, 5, 20).flat(),
+            Sampling::new(10, 40, 150).flat(),
+            Sampling::new(20, 200, 1000).flat(),
         ),
     }
 }

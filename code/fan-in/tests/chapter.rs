@@ -138,11 +138,15 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
                     sink,
                     design,
                     workers: w,
+                    // Half the samples at each end of the interval: the
+                    // median is the point, and a bootstrapped ratio's
+                    // interval reaches the crosswise bounds.
                     timing: Timing {
                         mean: t,
                         median: t,
                         samples: 10,
                         iterations: 10,
+                        per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
                     },
                     bursts: 20,
                     bytes_per_burst: (w * per_worker) as u64,

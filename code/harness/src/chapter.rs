@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::claims::Claim;
 use crate::exhibit::Block;
@@ -146,6 +146,75 @@ enum Command {
     Exhibits,
     /// Validate a results file (schema, chapter, provenance, sane values).
     Check { files: Vec<PathBuf> },
+    /// Print the headline estimates and verdicts of one results file as JSON
+    /// (what `harness compare` lines up between two runs).
+    Headline { file: PathBuf },
+}
+
+/// What `headline` prints for one results file: the estimates the verdicts
+/// rest on, and the verdicts themselves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    pub estimates: Vec<HeadlineEstimate>,
+    pub verdicts: Vec<HeadlineVerdict>,
+}
+
+/// One headline estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineEstimate {
+    pub name: String,
+    pub estimate: crate::timing::Estimate,
+}
+
+/// One claim's outcome on one machine (`machine` empty when none decided it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineVerdict {
+    pub claim: String,
+    pub machine: String,
+    pub outcome: String,
+}
+
+/// The headline of one results file (see `Headline`).
+pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
+    let file = check_file::<C>(path)?;
+    let estimates = C::headline(&file.data)
+        .into_iter()
+        .map(|(name, estimate)| HeadlineEstimate { name, estimate })
+        .collect();
+    let book = Book {
+        chapter: C::NAME,
+        runs: vec![Run {
+            path: path.to_path_buf(),
+            stale: false,
+            ephemeral: false,
+            provenance: file.provenance,
+            data: file.data,
+        }],
+        store: Store::new(
+            path.parent()
+                .and_then(Path::parent)
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        ),
+    };
+    let mut verdicts = Vec::new();
+    for e in C::EXHIBITS
+        .iter()
+        .filter(|e| e.kind == ExhibitKind::Verdicts)
+    {
+        for block in C::render(e.name, &book)? {
+            if let Block::Verdicts(vs) = block {
+                verdicts.extend(vs.into_iter().map(|v| HeadlineVerdict {
+                    claim: v.claim.id.to_string(),
+                    machine: v.machine.unwrap_or_default(),
+                    outcome: v.outcome.label().to_string(),
+                }));
+            }
+        }
+    }
+    Ok(Headline {
+        estimates,
+        verdicts,
+    })
 }
 
 /// `fn main() -> ExitCode { harness::chapter_main::<MyChapter>() }`
@@ -192,6 +261,10 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
             }
             Ok(())
         }
+        Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
+            println!("{}", serde_json::to_string_pretty(&h)?);
+            Ok(())
+        }),
         Some(Command::Check { files }) => files.iter().try_for_each(|f| {
             let file = check_file::<C>(f)?;
             println!(
@@ -259,51 +332,90 @@ fn provenance<C: Chapter>(
     })
 }
 
-/// Points file descriptor 1 at /dev/null until dropped (Unix; elsewhere a no-op).
-struct QuietStdout {
+/// While measuring, criterion's chatter goes where nobody trips over it:
+/// file descriptor 1 (its reports) to /dev/null, descriptor 2 (its progress
+/// and warnings) to a log file, and the book's own progress lines to the
+/// saved terminal (see `progress::say`). Restored when dropped; a panic in
+/// between gets the log's tail on the real stderr, so its message is not
+/// lost. Unix only; elsewhere a no-op.
+struct QuietOutput {
     #[cfg(unix)]
-    saved: i32,
+    saved: Option<(i32, i32)>,
+    #[cfg(unix)]
+    log: PathBuf,
 }
 
-impl QuietStdout {
-    fn new() -> Self {
+impl QuietOutput {
+    fn new(log: &Path) -> Self {
         use std::io::Write;
         let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
         #[cfg(unix)]
         {
             use std::os::unix::io::AsRawFd;
-            let saved = match std::fs::OpenOptions::new().write(true).open("/dev/null") {
+            let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+            let file = std::fs::File::create(log);
+            let saved = match (null, file) {
                 // SAFETY: dup/dup2 on the process's own descriptors; `null`
-                // stays open until dup2 has copied it.
-                Ok(null) => unsafe {
-                    let saved = libc::dup(1);
-                    if saved >= 0 {
+                // and `file` stay open until dup2 has copied them.
+                (Ok(null), Ok(file)) => unsafe {
+                    let (out, err) = (libc::dup(1), libc::dup(2));
+                    if out >= 0 && err >= 0 {
+                        crate::progress::set_terminal(err);
                         libc::dup2(null.as_raw_fd(), 1);
+                        libc::dup2(file.as_raw_fd(), 2);
+                        Some((out, err))
+                    } else {
+                        None
                     }
-                    saved
                 },
-                Err(_) => -1,
+                _ => None,
             };
-            QuietStdout { saved }
+            QuietOutput {
+                saved,
+                log: log.to_path_buf(),
+            }
         }
         #[cfg(not(unix))]
-        QuietStdout {}
+        QuietOutput {}
     }
 }
 
-impl Drop for QuietStdout {
+impl Drop for QuietOutput {
     fn drop(&mut self) {
         use std::io::Write;
         let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
         #[cfg(unix)]
-        if self.saved >= 0 {
-            // SAFETY: restores the descriptor saved in `new`.
+        if let Some((out, err)) = self.saved {
+            // SAFETY: restores the descriptors saved in `new`.
             unsafe {
-                libc::dup2(self.saved, 1);
-                libc::close(self.saved);
+                libc::dup2(out, 1);
+                libc::dup2(err, 2);
+                libc::close(out);
+                libc::close(err);
+            }
+            crate::progress::set_terminal(2);
+            if std::thread::panicking() {
+                if let Ok(text) = std::fs::read_to_string(&self.log) {
+                    let tail: String = text
+                        .chars()
+                        .rev()
+                        .take(4000)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    eprintln!("{tail}");
+                }
             }
         }
     }
+}
+
+/// Where criterion's own output goes while `chapter` measures.
+pub fn criterion_log(chapter: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("book-{chapter}-criterion.log"))
 }
 
 /// Measures, validates and builds the results file, without writing it.
@@ -313,11 +425,16 @@ pub fn measure_in_memory<C: Chapter>(
 ) -> Result<ResultsFile<C::Data>> {
     let load = load_average();
     let started = Instant::now();
-    // criterion reports every benchmark on stdout. While measuring, stdout
-    // belongs to nobody (render prints the page there) and the progress lines
-    // on stderr are what a person watches, so its chatter is dropped.
+    // criterion reports every benchmark on stdout and its progress and
+    // warnings on stderr. While measuring, the book's progress lines are what
+    // a person watches, so criterion's chatter goes to a log file.
+    let log = criterion_log(C::NAME);
+    progress.note(format_args!(
+        "criterion's own output goes to {}",
+        log.display()
+    ));
     let data = {
-        let _quiet = QuietStdout::new();
+        let _quiet = QuietOutput::new(&log);
         C::measure(profile, progress)?
     };
     C::check(&data).context("the run's own results failed the chapter's checks")?;
@@ -467,6 +584,11 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         if !wide.is_empty() && p.profile == Profile::Full {
             text.push_str(" The full profile promises all of them; the others are listed below.");
         }
+        text.push_str(
+            " These intervals describe this run alone: a run repeated later on the same \
+             machine can land further away than they suggest (see \
+             [how to compare two runs](method.md#noise-and-precision)).",
+        );
         blocks.push(Block::Text(text));
         let mut t = crate::exhibit::Table::new(
             format!(

@@ -26,6 +26,30 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome of a test on an interval (`Estimate::at_least`,
+    /// `within`, `compare`): decided when the interval is clear of the
+    /// line, inconclusive when it straddles it.
+    pub fn decided(clear: Option<bool>) -> Outcome {
+        match clear {
+            Some(true) => Outcome::Holds,
+            Some(false) => Outcome::DoesNotHold,
+            None => Outcome::Inconclusive,
+        }
+    }
+
+    /// Every part must hold: one that does not decides, then one undecided.
+    pub fn all_of(parts: &[Outcome]) -> Outcome {
+        if parts.contains(&Outcome::DoesNotHold) {
+            Outcome::DoesNotHold
+        } else if parts.contains(&Outcome::NotMeasured) {
+            Outcome::NotMeasured
+        } else if parts.contains(&Outcome::Inconclusive) {
+            Outcome::Inconclusive
+        } else {
+            Outcome::Holds
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Outcome::Holds => "holds",

@@ -8,14 +8,21 @@ use sha2::{Digest, Sha256};
 use crate::profile::Profile;
 
 /// Hash of what decides a chapter's numbers: the chapter crate's manifest and
-/// `src/` (not its tests or benches), the workspace `Cargo.lock`, the compiler
-/// and the profile. The harness itself is left out on purpose: changing how a
-/// table is drawn must not make every chapter stale.
+/// `src/` (not its tests or benches), the third-party packages locked in
+/// `Cargo.lock`, the compiler and the profile. The harness itself is left out
+/// on purpose: changing how a table is drawn must not make every chapter
+/// stale. So are the lock file's entries for the workspace's own crates: they
+/// list each member's dev-dependencies, and a test-only dependency added to
+/// one chapter must not stale the others.
 pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
     let crate_dir = code_dir.join(crate_name);
-    let mut files = vec![crate_dir.join("Cargo.toml"), code_dir.join("Cargo.lock")];
+    let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
     let mut hasher = Sha256::new();
+    for package in third_party_packages(code_dir)? {
+        hasher.update(package.as_bytes());
+        hasher.update([0]);
+    }
     for file in &files {
         let rel = file.strip_prefix(code_dir).unwrap_or(file);
         hasher.update(rel.to_string_lossy().as_bytes());
@@ -28,6 +35,37 @@ pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Resul
     hasher.update(profile.name().as_bytes());
     let digest = hasher.finalize();
     Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
+
+/// `name version source checksum` of every locked package that comes from a
+/// registry or git (workspace members have no `source`), sorted.
+fn third_party_packages(code_dir: &Path) -> Result<Vec<String>> {
+    let path = code_dir.join("Cargo.lock");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let lock: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let field = |p: &toml::Value, k: &str| {
+        p.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut out: Vec<String> = lock
+        .get("package")
+        .and_then(|p| p.as_array())
+        .map(|ps| ps.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|p| p.get("source").is_some())
+        .map(|p| {
+            ["name", "version", "source", "checksum"]
+                .map(|k| field(p, k))
+                .join(" ")
+        })
+        .collect();
+    out.sort();
+    Ok(out)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -85,12 +123,19 @@ mod tests {
         fs::create_dir_all(dir.path().join("demo/src")).unwrap();
         fs::write(dir.path().join("demo/Cargo.toml"), "[package]").unwrap();
         fs::write(dir.path().join("demo/src/lib.rs"), "fn a() {}").unwrap();
-        fs::write(
-            dir.path().join("Cargo.lock"),
-            "[[package]]\nname = \"tokio\"\nversion = \"1.2.3\"\n",
-        )
-        .unwrap();
+        fs::write(dir.path().join("Cargo.lock"), lock("1.2.3", "")).unwrap();
         dir
+    }
+
+    /// A lock file with tokio at `tokio` and a workspace member whose
+    /// dependency list ends with `member_deps`.
+    fn lock(tokio: &str, member_deps: &str) -> String {
+        format!(
+            "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\n\
+             dependencies = [\"tokio\"{member_deps}]\n\n[[package]]\nname = \"tokio\"\n\
+             version = \"{tokio}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\
+             checksum = \"abc\"\n"
+        )
     }
 
     #[test]
@@ -108,11 +153,25 @@ mod tests {
         fs::write(dir.path().join("demo/src/lib.rs"), "fn b() {}").unwrap();
         let edited = fingerprint(dir.path(), "demo", Profile::Quick).unwrap();
         assert_ne!(base, edited);
-        fs::write(dir.path().join("Cargo.lock"), "# changed").unwrap();
+        // A workspace member's test-only dependency leaves it alone...
+        fs::write(
+            dir.path().join("Cargo.lock"),
+            lock("1.2.3", ", \"tempfile\""),
+        )
+        .unwrap();
+        assert_eq!(
+            edited,
+            fingerprint(dir.path(), "demo", Profile::Quick).unwrap()
+        );
+        // ...a different version of a third-party crate does not.
+        fs::write(dir.path().join("Cargo.lock"), lock("1.2.4", "")).unwrap();
         assert_ne!(
             edited,
             fingerprint(dir.path(), "demo", Profile::Quick).unwrap()
         );
+        fs::write(dir.path().join("Cargo.lock"), "[[package").unwrap();
+        let err = fingerprint(dir.path(), "demo", Profile::Quick).unwrap_err();
+        assert!(format!("{err:#}").contains("Cargo.lock"), "{err:#}");
     }
 
     #[test]

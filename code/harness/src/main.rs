@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use wait_timeout::ChildExt;
 
+use harness::chapter::Headline;
 use harness::check;
 use harness::machine::Machine;
 use harness::profile::Profile;
@@ -60,6 +61,21 @@ enum Cmd {
         #[arg(default_value = "book")]
         book: PathBuf,
     },
+    /// Line up the headline estimates of two results folders (two runs of the
+    /// same machine, say) and report how far apart each pair is. Exits 1 if a
+    /// pair differs by more than `--within` percent.
+    Compare {
+        /// The earlier run's results folder.
+        a: PathBuf,
+        /// The later run's results folder.
+        b: PathBuf,
+        /// Chapters to compare (default: every written chapter).
+        #[arg(long = "chapter")]
+        chapters: Vec<String>,
+        /// Largest difference, in percent of the earlier value, that counts as agreeing.
+        #[arg(long, default_value_t = 10.0)]
+        within: f64,
+    },
     /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
     CheckBook {
         #[arg(default_value = "book")]
@@ -98,6 +114,12 @@ fn main() -> ExitCode {
         Cmd::Import { files } => import(&store, &files),
         Cmd::Export { book } => export(&store, &book),
         Cmd::CheckBook { book, src } => check_book(&book, &src),
+        Cmd::Compare {
+            a,
+            b,
+            chapters,
+            within,
+        } => compare(&a, &b, &chapters, within),
     };
     match outcome {
         Ok(code) => code,
@@ -308,17 +330,7 @@ fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
             .and_then(|c| c.as_str())
             .with_context(|| format!("{} names no chapter", file.display()))?;
         let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
-        let output = Command::new(binary(info)?)
-            .arg("check")
-            .arg(file)
-            .output()?;
-        if !output.status.success() {
-            bail!(
-                "{} was rejected: {}",
-                file.display(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
+        chapter_says(info, "check", file).context("rejected")?;
         let machine = value["provenance"]["machine"]["id"].as_str().unwrap_or("");
         if machine.is_empty()
             || harness::machine::slug(machine) != machine
@@ -412,4 +424,142 @@ fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
         }
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// The headline estimates and verdicts of one results file, from its
+/// chapter's binary.
+fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
+    let out = chapter_says(info, "headline", file)?;
+    serde_json::from_slice(&out)
+        .with_context(|| format!("{}: headline output is not JSON", file.display()))
+}
+
+/// Runs `<chapter> <command> <file>` and returns what it printed; a failure
+/// carries the file's name and the chapter's own error.
+fn chapter_says(info: &ChapterInfo, command: &str, file: &Path) -> Result<Vec<u8>> {
+    let output = Command::new(binary(info)?)
+        .arg(command)
+        .arg(file)
+        .output()?;
+    if !output.status.success() {
+        bail!(
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(output.stdout)
+}
+
+fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitCode> {
+    if !(within.is_finite() && within >= 0.0) {
+        bail!("--within must be a percentage of zero or more, not {within}");
+    }
+    for dir in [a, b] {
+        if !dir.is_dir() {
+            bail!("{} is not a results folder", dir.display());
+        }
+    }
+    let infos: Vec<&ChapterInfo> = if chapters.is_empty() {
+        CHAPTERS.iter().filter(|c| c.written).collect()
+    } else {
+        chapters
+            .iter()
+            .map(|c| registry::find(c))
+            .collect::<Result<_>>()?
+    };
+    let (sa, sb) = (Store::new(a.to_path_buf()), Store::new(b.to_path_buf()));
+    let (mut compared, mut apart) = (0usize, 0usize);
+    let (mut judged, mut changed) = (0usize, 0usize);
+    println!(
+        "{:<16} {:<64} {:>10} {:>10} {:>8}",
+        "chapter", "estimate", "a", "b", "b vs a"
+    );
+    for info in infos {
+        for file_a in sa.machine_files(info.name)? {
+            let Some(name) = file_a.file_name() else {
+                continue;
+            };
+            let file_b = sb.chapter_dir(info.name).join(name);
+            if !file_b.exists() {
+                continue;
+            }
+            let (ha, hb) = (headline(info, &file_a)?, headline(info, &file_b)?);
+            let (ea, eb) = (&ha.estimates, &hb.estimates);
+            for (only, these, others) in [("a", ea, eb), ("b", eb, ea)] {
+                for e in these
+                    .iter()
+                    .filter(|e| !others.iter().any(|o| o.name == e.name))
+                {
+                    println!(
+                        "{:<16} {:<64} only in {only} (the data chose a different point)",
+                        info.name, e.name
+                    );
+                }
+            }
+            for x in ea {
+                let Some(y) = eb.iter().find(|e| e.name == x.name) else {
+                    continue;
+                };
+                let change = y.estimate.point_ns / x.estimate.point_ns - 1.0;
+                let agrees = change.abs() * 100.0 <= within;
+                compared += 1;
+                apart += usize::from(!agrees);
+                println!(
+                    "{:<16} {:<64} {:>10} {:>10} {:>+7.1}%{}",
+                    info.name,
+                    x.name,
+                    harness::fmt::sig3(x.estimate.point_ns),
+                    harness::fmt::sig3(y.estimate.point_ns),
+                    change * 100.0,
+                    if agrees { "" } else { "  <- apart" }
+                );
+            }
+            for x in &ha.verdicts {
+                let Some(y) = hb
+                    .verdicts
+                    .iter()
+                    .find(|v| v.claim == x.claim && v.machine == x.machine)
+                else {
+                    continue;
+                };
+                judged += 1;
+                let same = x.outcome == y.outcome;
+                changed += usize::from(!same);
+                let on = if x.machine.is_empty() {
+                    String::new()
+                } else {
+                    format!(" on {}", x.machine)
+                };
+                println!(
+                    "{:<16} verdict {}{on}: {}{}",
+                    info.name,
+                    x.claim,
+                    if same {
+                        x.outcome.clone()
+                    } else {
+                        format!("{} -> {}", x.outcome, y.outcome)
+                    },
+                    if same { "" } else { "  <- changed" }
+                );
+            }
+        }
+    }
+    if compared == 0 && judged == 0 {
+        bail!(
+            "{} and {} share no headline estimates (same chapters, same machine files?)",
+            a.display(),
+            b.display()
+        );
+    }
+    println!(
+        "{} of {compared} headline estimates agree within {within} %",
+        compared - apart
+    );
+    println!("{} of {judged} verdicts are the same", judged - changed);
+    Ok(if apart == 0 && changed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

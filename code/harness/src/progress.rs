@@ -1,10 +1,87 @@
 //! Progress on the terminal while a chapter measures: a bar on a terminal,
 //! one line per step otherwise (CI logs, pipes).
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// The descriptor the book's own messages go to: stderr, or a copy of it
+/// while criterion's output is diverted to a log (see `chapter::QuietOutput`).
+static TERMINAL: AtomicI32 = AtomicI32::new(2);
+
+pub(crate) fn set_terminal(fd: i32) {
+    TERMINAL.store(fd, Ordering::SeqCst);
+}
+
+/// Writes one line to the person running the book (see `TERMINAL`).
+pub fn say(line: impl std::fmt::Display) {
+    write_terminal(&format!("{line}\n"));
+}
+
+fn write_terminal(text: &str) {
+    #[cfg(unix)]
+    {
+        use std::io::Write;
+        use std::os::unix::io::FromRawFd;
+        // SAFETY: the descriptor stays open for the process's life (2) or
+        // until `QuietOutput` restores it; ManuallyDrop never closes it.
+        let mut file = std::mem::ManuallyDrop::new(unsafe {
+            std::fs::File::from_raw_fd(TERMINAL.load(Ordering::SeqCst))
+        });
+        let _ = file.write_all(text.as_bytes());
+        let _ = file.flush();
+    }
+    #[cfg(not(unix))]
+    eprint!("{text}");
+}
+
+/// Moves the cursor `n` places (ANSI: A up, B down, C right, D left).
+fn cursor(n: usize, direction: char) -> std::io::Result<()> {
+    if n > 0 {
+        write_terminal(&format!("\x1b[{n}{direction}"));
+    }
+    Ok(())
+}
+
+/// The progress bar's terminal: whatever `TERMINAL` is at the moment, with
+/// plain ANSI cursor moves.
+#[derive(Debug)]
+struct Terminal;
+
+impl indicatif::TermLike for Terminal {
+    fn width(&self) -> u16 {
+        100
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        cursor(n, 'A')
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        cursor(n, 'B')
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        cursor(n, 'C')
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        cursor(n, 'D')
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        write_terminal(&format!("{s}\n"));
+        Ok(())
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        write_terminal(s);
+        Ok(())
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        write_terminal("\r\x1b[2K");
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 pub struct Progress {
     chapter: String,
@@ -22,7 +99,10 @@ impl Progress {
         let bar = if lines {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
         } else {
-            let bar = ProgressBar::new(0);
+            let bar = ProgressBar::with_draw_target(
+                Some(0),
+                ProgressDrawTarget::term_like(Box::new(Terminal)),
+            );
             bar.set_style(
                 ProgressStyle::with_template(
                     "{prefix:.bold} [{bar:30}] {pos}/{len} {elapsed_precise} (~{eta} left) {msg}",
@@ -53,11 +133,11 @@ impl Progress {
             std::thread::sleep(Duration::from_millis(100).min(limit));
             let (step, since) = current.lock().unwrap().clone();
             if since.elapsed() > limit {
-                eprintln!(
+                say(format_args!(
                     "\nerror: {chapter}: step \"{step}\" ran longer than {} s and was stopped; \
                      no results were written and earlier results are untouched",
                     limit.as_secs_f64()
-                );
+                ));
                 std::process::exit(124);
             }
         });
@@ -98,13 +178,22 @@ impl Progress {
             } else {
                 String::new()
             };
-            eprintln!(
+            say(format_args!(
                 "[{} {}/{} {} elapsed{left}] {what}",
                 self.chapter,
                 done + 1,
                 total.max(done + 1),
                 fmt_duration(elapsed)
-            );
+            ));
+        }
+    }
+
+    /// A line for the person watching (not counted as a step).
+    pub fn note(&self, what: impl std::fmt::Display) {
+        if self.lines {
+            say(format_args!("[{}] {what}", self.chapter));
+        } else {
+            self.bar.println(format!("{what}"));
         }
     }
 

@@ -23,7 +23,9 @@ impl Estimate {
         (self.upper_ns - self.lower_ns) / 2.0 / self.point_ns
     }
 
-    /// `a / b` with a conservative interval (bounds divided crosswise).
+    /// `a / b` with a conservative interval (bounds divided crosswise). Use
+    /// [`ratio`] when both timings keep their samples: its interval is the
+    /// ratio's own, not the sum of two.
     pub fn ratio(a: &Estimate, b: &Estimate) -> Estimate {
         Estimate {
             point_ns: a.point_ns / b.point_ns,
@@ -31,16 +33,170 @@ impl Estimate {
             upper_ns: a.upper_ns / b.lower_ns,
         }
     }
+
+    /// Does `self` lie above `other` (Some(true)), below it (Some(false)),
+    /// or do the intervals overlap (None)?
+    pub fn compare(&self, other: &Estimate) -> Option<bool> {
+        if self.lower_ns > other.upper_ns {
+            Some(true)
+        } else if self.upper_ns < other.lower_ns {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Is the whole interval at least `threshold` (Some(true)), wholly below
+    /// it (Some(false)), or does it straddle it (None)?
+    pub fn at_least(&self, threshold: f64) -> Option<bool> {
+        if self.lower_ns >= threshold {
+            Some(true)
+        } else if self.upper_ns < threshold {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Is the whole interval inside `lo..=hi` (Some(true)), wholly outside
+    /// it (Some(false)), or partly both (None)?
+    pub fn within(&self, lo: f64, hi: f64) -> Option<bool> {
+        if self.lower_ns >= lo && self.upper_ns <= hi {
+            Some(true)
+        } else if self.upper_ns < lo || self.lower_ns > hi {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 /// One timing as stored in a results file: criterion's mean and median
-/// estimates and how many samples and iterations they rest on.
+/// estimates, how many samples and iterations they rest on, and each
+/// sample's time per iteration (so intervals of ratios and other derived
+/// figures can be bootstrapped from the data rather than guessed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     pub mean: Estimate,
     pub median: Estimate,
     pub samples: usize,
     pub iterations: u64,
+    /// Nanoseconds per iteration of every criterion sample, in sample order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_sample_ns: Vec<f64>,
+}
+
+impl Timing {
+    /// The estimate of `statistic` criterion computed.
+    pub fn estimate(&self, statistic: Statistic) -> &Estimate {
+        match statistic {
+            Statistic::Mean => &self.mean,
+            Statistic::Median => &self.median,
+        }
+    }
+}
+
+/// Which of criterion's statistics a chapter's figures rest on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statistic {
+    Mean,
+    Median,
+}
+
+impl Statistic {
+    fn of(self, values: &mut [f64]) -> f64 {
+        match self {
+            Statistic::Mean => values.iter().sum::<f64>() / values.len() as f64,
+            Statistic::Median => {
+                values.sort_by(f64::total_cmp);
+                let n = values.len();
+                if n % 2 == 1 {
+                    values[n / 2]
+                } else {
+                    (values[n / 2 - 1] + values[n / 2]) / 2.0
+                }
+            }
+        }
+    }
+}
+
+/// Resamples drawn for every bootstrapped interval.
+pub const RESAMPLES: usize = 10_000;
+
+/// A derived figure (`f` of each timing's `statistic`) with a 95% percentile
+/// bootstrap interval: every resample draws each timing's samples again with
+/// replacement, independently, and evaluates `f` on the resampled
+/// statistics. The generator is seeded, so a page renders the same interval
+/// on every build. Fails when a timing kept no samples (a file written
+/// before they were stored).
+pub fn bootstrap<F>(timings: &[&Timing], statistic: Statistic, f: F) -> Result<Estimate>
+where
+    F: Fn(&[f64]) -> f64,
+{
+    if timings.is_empty() {
+        anyhow::bail!("nothing to bootstrap");
+    }
+    if let Some(i) = timings.iter().position(|t| t.per_sample_ns.is_empty()) {
+        anyhow::bail!("timing {i} kept no samples to resample (re-measure the chapter)");
+    }
+    let point_stats: Vec<f64> = timings
+        .iter()
+        .map(|t| statistic.of(&mut t.per_sample_ns.clone()))
+        .collect();
+    let point = f(&point_stats);
+    let mut rng = SplitMix64(0x5eed_b00c_u64);
+    let mut stats = vec![0.0; timings.len()];
+    let mut scratch = Vec::new();
+    let mut draws = Vec::with_capacity(RESAMPLES);
+    for _ in 0..RESAMPLES {
+        for (slot, t) in stats.iter_mut().zip(timings) {
+            let n = t.per_sample_ns.len();
+            scratch.clear();
+            scratch.extend((0..n).map(|_| t.per_sample_ns[rng.below(n)]));
+            *slot = statistic.of(&mut scratch);
+        }
+        let v = f(&stats);
+        if v.is_finite() {
+            draws.push(v);
+        }
+    }
+    if draws.len() < RESAMPLES / 2 {
+        anyhow::bail!("the derived figure is undefined on most resamples");
+    }
+    draws.sort_by(f64::total_cmp);
+    let at = |q: f64| draws[((draws.len() - 1) as f64 * q).round() as usize];
+    Ok(Estimate {
+        point_ns: point,
+        lower_ns: at(0.025).min(point),
+        upper_ns: at(0.975).max(point),
+    })
+}
+
+/// `statistic(a) / statistic(b)` with its bootstrapped 95% interval; when
+/// either timing kept no samples, the conservative crosswise interval.
+pub fn ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Estimate {
+    bootstrap(&[a, b], statistic, |s| s[0] / s[1])
+        .unwrap_or_else(|_| Estimate::ratio(a.estimate(statistic), b.estimate(statistic)))
+}
+
+/// The generator behind the bootstrap (SplitMix64): tiny, seeded, and good
+/// enough to pick sample indices.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (Lemire's multiply-shift; the bias is far below
+    /// anything a 95% interval can see).
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
 }
 
 /// How long and how often criterion samples; chapters pick one per profile.
@@ -49,6 +205,11 @@ pub struct Sampling {
     pub samples: usize,
     pub warm_up: Duration,
     pub measurement: Duration,
+    /// Every sample runs the same number of iterations (criterion's flat
+    /// mode) instead of a linear ramp. For routines of a millisecond and
+    /// more: the ramp's 1 + 2 + … + n iterations would take far longer than
+    /// the measurement time, and equal samples weigh the same in a median.
+    pub flat: bool,
 }
 
 impl Sampling {
@@ -57,13 +218,21 @@ impl Sampling {
             samples,
             warm_up: Duration::from_millis(warm_up_ms),
             measurement: Duration::from_millis(measurement_ms),
+            flat: false,
         }
+    }
+
+    /// The same sampling in criterion's flat mode (see `flat`).
+    pub const fn flat(self) -> Self {
+        Sampling { flat: true, ..self }
     }
 }
 
 /// A criterion instance that writes only into `scratch` and draws nothing.
 pub fn criterion(scratch: &Path, sampling: Sampling) -> Criterion {
     Criterion::default()
+        // Named, so criterion does not look for gnuplot (it draws nothing).
+        .plotting_backend(criterion::PlottingBackend::Plotters)
         .output_directory(scratch)
         .sample_size(sampling.samples.max(10))
         .warm_up_time(sampling.warm_up)
@@ -89,6 +258,7 @@ struct Estimates {
 #[derive(Deserialize)]
 struct Sample {
     iters: Vec<f64>,
+    times: Vec<f64>,
 }
 
 impl From<Stat> for Estimate {
@@ -116,9 +286,21 @@ where
         anyhow::bail!("timing id {id:?} must be letters, digits, '-', '_' or '.'");
     }
     let mut c = criterion(scratch, sampling);
-    c.bench_function(id, routine);
-    read_timing(scratch, id)
+    if sampling.flat {
+        let mut group = c.benchmark_group(id);
+        group.sampling_mode(criterion::SamplingMode::Flat);
+        group.bench_function(FLAT_FUNCTION, routine);
+        group.finish();
+        read_timing(&scratch.join(id), FLAT_FUNCTION)
+    } else {
+        c.bench_function(id, routine);
+        read_timing(scratch, id)
+    }
 }
+
+/// The function name of a flat-mode benchmark inside its group (the group
+/// carries the id).
+const FLAT_FUNCTION: &str = "run";
 
 /// Reads what criterion wrote for benchmark `id` under `scratch`.
 pub fn read_timing(scratch: &Path, id: &str) -> Result<Timing> {
@@ -131,11 +313,23 @@ pub fn read_timing(scratch: &Path, id: &str) -> Result<Timing> {
             )
         })?)?;
     let sample: Sample = serde_json::from_slice(&std::fs::read(dir.join("sample.json"))?)?;
+    if sample.iters.len() != sample.times.len() || sample.iters.iter().any(|&i| i <= 0.0) {
+        anyhow::bail!(
+            "criterion's samples for {id:?} in {} do not line up",
+            dir.display()
+        );
+    }
     Ok(Timing {
         mean: est.mean.into(),
         median: est.median.into(),
         samples: sample.iters.len(),
         iterations: sample.iters.iter().sum::<f64>() as u64,
+        per_sample_ns: sample
+            .times
+            .iter()
+            .zip(&sample.iters)
+            .map(|(t, i)| t / i)
+            .collect(),
     })
 }
 
@@ -155,6 +349,139 @@ mod tests {
         assert!(t.iterations >= 10);
         assert!(t.mean.lower_ns <= t.mean.point_ns && t.mean.point_ns <= t.mean.upper_ns);
         assert!(t.median.point_ns > 0.0);
+        assert_eq!(t.per_sample_ns.len(), 10);
+        // criterion's point estimates are the statistics of these samples.
+        let mean = t.per_sample_ns.iter().sum::<f64>() / 10.0;
+        assert!(
+            (mean / t.mean.point_ns - 1.0).abs() < 1e-9,
+            "{mean} vs {:?}",
+            t.mean
+        );
+        let median = Statistic::Median.of(&mut t.per_sample_ns.clone());
+        assert!((median / t.median.point_ns - 1.0).abs() < 1e-9);
         assert!(measure(scratch, Sampling::new(10, 1, 1), "a b", |b| b.iter(|| 1)).is_err());
+
+        // Flat mode: every sample runs the same number of iterations.
+        let flat = measure(
+            scratch,
+            Sampling::new(12, 20, 100).flat(),
+            "sum-flat",
+            |b| b.iter(|| (1..1000u64).map(std::hint::black_box).sum::<u64>()),
+        )
+        .unwrap();
+        assert_eq!(flat.samples, 12);
+        assert_eq!(flat.iterations % 12, 0, "{flat:?}");
+        let sample: Sample = serde_json::from_slice(
+            &std::fs::read(scratch.join("sum-flat/run/new/sample.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            sample.iters.iter().all(|&i| i == sample.iters[0]),
+            "{:?}",
+            sample.iters
+        );
+    }
+
+    fn timing(samples: &[f64]) -> Timing {
+        let e = Estimate {
+            point_ns: 0.0,
+            lower_ns: 0.0,
+            upper_ns: 0.0,
+        };
+        Timing {
+            mean: e,
+            median: e,
+            samples: samples.len(),
+            iterations: samples.len() as u64,
+            per_sample_ns: samples.to_vec(),
+        }
+    }
+
+    /// 20 samples spread evenly (±10%) around `centre`, in a shuffled order.
+    fn spread(centre: f64) -> Vec<f64> {
+        (0..20)
+            .map(|i| centre * (0.9 + 0.2 * ((i * 7) % 20) as f64 / 19.0))
+            .collect()
+    }
+
+    #[test]
+    fn a_bootstrapped_ratio_brackets_the_truth_and_is_narrower_than_crosswise() {
+        let a = timing(&spread(200.0));
+        let b = timing(&spread(100.0));
+        for statistic in [Statistic::Mean, Statistic::Median] {
+            let r = ratio(&a, &b, statistic);
+            assert!((r.point_ns - 2.0).abs() < 1e-9, "{r:?}");
+            assert!(r.lower_ns < 2.0 && 2.0 < r.upper_ns, "{r:?}");
+            // criterion-like per-timing intervals from the same bootstrap
+            let ea = bootstrap(&[&a], statistic, |s| s[0]).unwrap();
+            let eb = bootstrap(&[&b], statistic, |s| s[0]).unwrap();
+            let crosswise = Estimate::ratio(&ea, &eb);
+            assert!(
+                r.relative_half_width() < crosswise.relative_half_width(),
+                "{r:?} vs {crosswise:?}"
+            );
+            assert!(r.relative_half_width() > 0.005, "{r:?}");
+        }
+        // Seeded: the same data gives the same interval on every build.
+        assert_eq!(
+            ratio(&a, &b, Statistic::Median),
+            ratio(&a, &b, Statistic::Median)
+        );
+    }
+
+    #[test]
+    fn constant_samples_give_a_point_interval_and_missing_samples_fall_back() {
+        let a = timing(&[3.0; 12]);
+        let b = timing(&[1.5; 12]);
+        let r = ratio(&a, &b, Statistic::Mean);
+        assert_eq!((r.lower_ns, r.point_ns, r.upper_ns), (2.0, 2.0, 2.0));
+        let geo = bootstrap(&[&a, &b], Statistic::Median, |s| (s[0] * s[1]).sqrt()).unwrap();
+        assert!((geo.point_ns - 4.5f64.sqrt()).abs() < 1e-12);
+
+        let mut old = timing(&[]);
+        old.mean = Estimate {
+            point_ns: 10.0,
+            lower_ns: 9.0,
+            upper_ns: 11.0,
+        };
+        let mut other = timing(&[]);
+        other.mean = Estimate {
+            point_ns: 5.0,
+            lower_ns: 4.0,
+            upper_ns: 6.0,
+        };
+        let err = bootstrap(&[&a, &old], Statistic::Mean, |s| s[0]).unwrap_err();
+        assert!(
+            err.to_string().contains("timing 1 kept no samples"),
+            "{err}"
+        );
+        let r = ratio(&old, &other, Statistic::Mean);
+        assert_eq!(
+            (r.lower_ns, r.point_ns, r.upper_ns),
+            (9.0 / 6.0, 2.0, 11.0 / 4.0)
+        );
+    }
+
+    #[test]
+    fn interval_helpers_decide_only_when_the_interval_is_clear() {
+        let e = Estimate {
+            point_ns: 2.0,
+            lower_ns: 1.5,
+            upper_ns: 2.5,
+        };
+        assert_eq!(e.at_least(1.5), Some(true));
+        assert_eq!(e.at_least(2.0), None);
+        assert_eq!(e.at_least(2.6), Some(false));
+        assert_eq!(e.within(1.0, 3.0), Some(true));
+        assert_eq!(e.within(2.0, 3.0), None);
+        assert_eq!(e.within(3.0, 4.0), Some(false));
+        let higher = Estimate {
+            point_ns: 3.0,
+            lower_ns: 2.6,
+            upper_ns: 3.5,
+        };
+        assert_eq!(higher.compare(&e), Some(true));
+        assert_eq!(e.compare(&higher), Some(false));
+        assert_eq!(e.compare(&e), None);
     }
 }

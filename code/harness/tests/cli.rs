@@ -98,3 +98,29 @@ fn check_book_fails_on_an_empty_build() {
     );
     refused(&out, "alloc-probe.html is missing from the built book");
 }
+
+#[test]
+fn compare_names_bad_folders_chapters_and_tolerances() {
+    let (dir, file) = results_with_a_file();
+    let a = dir.path().to_str().unwrap();
+    let missing = dir.path().join("elsewhere");
+    refused(
+        &harness(&["compare", a, missing.to_str().unwrap()], dir.path()),
+        "elsewhere is not a results folder",
+    );
+    refused(
+        &harness(&["compare", a, a, "--chapter", "fan-out"], dir.path()),
+        "unknown chapter \"fan-out\"",
+    );
+    refused(
+        &harness(&["compare", a, a, "--within=-3"], dir.path()),
+        "--within must be a percentage of zero or more",
+    );
+    // Two folders with no results of the same machine: nothing to line up.
+    let empty = tempfile::tempdir().unwrap();
+    refused(
+        &harness(&["compare", a, empty.path().to_str().unwrap()], dir.path()),
+        "share no headline estimates",
+    );
+    assert_eq!(fs::read_to_string(file).unwrap(), "precious");
+}

@@ -6,7 +6,7 @@ use anyhow::{bail, ensure, Context, Result};
 use harness::claims::{Claim, Outcome, Verdict};
 use harness::exhibit::{Bar, BarChart};
 use harness::fmt;
-use harness::timing::{Estimate, Timing};
+use harness::timing::{self, Estimate, Statistic, Timing};
 use harness::{
     Axis, Block, Book, Chapter, Exhibit, ExhibitKind, Figure, Point, Profile, Progress, Run,
     Series, Table,
@@ -44,7 +44,7 @@ const MUT_1: Claim = Claim {
     statement: "With 100,000 futures each locking twice, std::sync::Mutex is about 2x faster than tokio::sync::Mutex.",
     source: POST,
     rule: "Published shape (join_all of 100,000 futures in criterion's to_async, multi-thread runtime with a worker per core): \
-           holds if the 95 % interval of tokio Mutex time / std Mutex time (criterion means, bounds divided crosswise) lies \
+           holds if the 95 % interval of tokio Mutex time / std Mutex time (criterion means, interval bootstrapped from both runs' samples) lies \
            wholly inside 1.5..2.5; does not hold if it lies wholly outside; inconclusive otherwise.",
 };
 
@@ -481,7 +481,7 @@ fn reproduction(book: &Book<Data>, run: &Run<Data>) -> Result<Vec<Block>> {
             if v == Variant::StdMutex {
                 "baseline".into()
             } else {
-                ratio(&Estimate::ratio(&m.timing.mean, &std.timing.mean))
+                ratio(&timing::ratio(&m.timing, &std.timing, Statistic::Mean))
             },
             p.map_or("not published".into(), |p| match (p.lower_ms, p.upper_ms) {
                 (Some(lo), Some(hi)) => {
@@ -573,7 +573,7 @@ fn sweep_table(run: &Run<Data>) -> Result<Vec<Block>> {
     let mut t = Table::new(
         format!(
             "Published shape (join_all in criterion's to_async), {}; measured on {}; criterion mean and 95 % interval \
-             per round; ratios with intervals from the bounds divided crosswise.",
+             per round; ratios with 95 % intervals bootstrapped from both runs' samples.",
             join_all_runtime(d),
             run.machine()
         ),
@@ -582,7 +582,7 @@ fn sweep_table(run: &Run<Data>) -> Result<Vec<Block>> {
     for n in sizes(&d.join_all) {
         let get = |v| {
             find(&d.join_all, v, n, None)
-                .map(|r| r.timing.mean)
+                .map(|r| &r.timing)
                 .context("missing variant")
         };
         let (s, k, a) = (
@@ -592,11 +592,11 @@ fn sweep_table(run: &Run<Data>) -> Result<Vec<Block>> {
         );
         t.push(vec![
             fmt::thousands(n as u64),
-            est(&s),
-            est(&k),
-            est(&a),
-            ratio(&Estimate::ratio(&k, &s)),
-            ratio(&Estimate::ratio(&a, &s)),
+            est(&s.mean),
+            est(&k.mean),
+            est(&a.mean),
+            ratio(&timing::ratio(k, s, Statistic::Mean)),
+            ratio(&timing::ratio(a, s, Statistic::Mean)),
         ]);
     }
     Ok(vec![Block::Table(t)])
@@ -653,7 +653,7 @@ fn contended_table(run: &Run<Data>) -> Result<Vec<Block>> {
         for n in sizes(&d.contended) {
             let get = |v| {
                 find(&d.contended, v, n, Some(w))
-                    .map(|r| r.timing.mean)
+                    .map(|r| &r.timing)
                     .context("missing variant")
             };
             let (s, k, a) = (
@@ -664,12 +664,12 @@ fn contended_table(run: &Run<Data>) -> Result<Vec<Block>> {
             t.push(vec![
                 w.to_string(),
                 fmt::thousands(n as u64),
-                est(&s),
-                est(&k),
-                est(&a),
-                ratio(&Estimate::ratio(&k, &s)),
-                ratio(&Estimate::ratio(&a, &k)),
-                ratio(&Estimate::ratio(&a, &s)),
+                est(&s.mean),
+                est(&k.mean),
+                est(&a.mean),
+                ratio(&timing::ratio(k, s, Statistic::Mean)),
+                ratio(&timing::ratio(a, k, Statistic::Mean)),
+                ratio(&timing::ratio(a, s, Statistic::Mean)),
             ]);
         }
     }
@@ -729,7 +729,7 @@ fn actor(book: &Book<Data>, run: &Run<Data>) -> Result<Vec<Block>> {
                 v.label().into(),
                 est(&m.timing.mean),
                 est(&actor.timing.mean),
-                ratio(&Estimate::ratio(&actor.timing.mean, &m.timing.mean)),
+                ratio(&timing::ratio(&actor.timing, &m.timing, Statistic::Mean)),
             ]);
         }
     }
@@ -776,7 +776,7 @@ fn per_op(run: &Run<Data>) -> Result<Vec<Block>> {
             if std::ptr::eq(p, std) {
                 "baseline".into()
             } else {
-                ratio(&Estimate::ratio(&p.timing.mean, &std.timing.mean))
+                ratio(&timing::ratio(&p.timing, &std.timing, Statistic::Mean))
             },
         ]);
     }
@@ -894,13 +894,7 @@ fn heartbeat_chart(run: &Run<Data>) -> Result<Vec<Block>> {
 /// `holds` when the interval lies inside `lo..=hi`, `does not hold` when it
 /// lies wholly outside, `inconclusive` when it straddles a bound.
 fn judge_range(r: &Estimate, lo: f64, hi: f64) -> Outcome {
-    if r.lower_ns >= lo && r.upper_ns <= hi {
-        Outcome::Holds
-    } else if r.upper_ns < lo || r.lower_ns > hi {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
-    }
+    Outcome::decided(r.within(lo, hi))
 }
 
 /// MUT-1's ratio: tokio Mutex ÷ std Mutex, join_all of 100,000 futures.
@@ -910,7 +904,7 @@ fn mut_1_ratio(d: &Data) -> Option<(Estimate, Estimate, Estimate)> {
     Some((
         k.timing.mean,
         s.timing.mean,
-        Estimate::ratio(&k.timing.mean, &s.timing.mean),
+        timing::ratio(&k.timing, &s.timing, Statistic::Mean),
     ))
 }
 
@@ -922,13 +916,17 @@ fn mut_2_ratios(d: &Data) -> Option<(usize, Estimate, Estimate)> {
         .into_iter()
         .filter(|&w| w <= d.cores.max(1))
         .max()?;
-    let get = |v| find(&d.contended, v, n, Some(w)).map(|r| r.timing.mean);
+    let get = |v| find(&d.contended, v, n, Some(w)).map(|r| &r.timing);
     let (a, k, s) = (
         get(Variant::Actor)?,
         get(Variant::TokioMutex)?,
         get(Variant::StdMutex)?,
     );
-    Some((w, Estimate::ratio(&a, &k), Estimate::ratio(&a, &s)))
+    Some((
+        w,
+        timing::ratio(a, k, Statistic::Mean),
+        timing::ratio(a, s, Statistic::Mean),
+    ))
 }
 
 /// The estimates MUT-1 and MUT-2 are decided by (ratios, no unit). MUT-3

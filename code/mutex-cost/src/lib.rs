@@ -125,7 +125,7 @@ impl Plan {
             worker_counts: worker_counts(cores()),
             sampling: profile.pick(
                 Sampling::new(10, 20, 100),
-                Sampling::new(10, 150, 500),
+                Sampling::new(20, 150, 500).flat(),
                 // The published benches measured for ten seconds; close to it.
                 Sampling::new(50, 2_000, 8_000),
             ),

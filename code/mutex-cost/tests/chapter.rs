@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use harness::chapter::measure_in_memory;
 use harness::results::{ResultsFile, Store};
-use harness::timing::Estimate;
+use harness::timing::{Estimate, Timing};
 use harness::{Block, Book, Chapter, ExhibitKind, Outcome, Profile, Progress, Run};
 use mutex_cost::book::{Data, MutexCost};
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
@@ -231,8 +231,8 @@ fn verdicts_with(
     for r in &mut extra {
         r.futures = PUBLISHED_FUTURES;
         match r.variant {
-            Variant::StdMutex => r.timing.mean = join_all.0,
-            Variant::TokioMutex => r.timing.mean = join_all.1,
+            Variant::StdMutex => set_mean(&mut r.timing, join_all.0),
+            Variant::TokioMutex => set_mean(&mut r.timing, join_all.1),
             _ => {}
         }
     }
@@ -242,11 +242,12 @@ fn verdicts_with(
         .iter_mut()
         .filter(|r| r.futures == ACTOR_CLAIM_FUTURES)
     {
-        r.timing.mean = match r.variant {
+        let mean = match r.variant {
             Variant::Actor => contended.0,
             Variant::TokioMutex => contended.1,
             Variant::StdMutex => contended.2,
         };
+        set_mean(&mut r.timing, mean);
     }
     MutexCost::check(&data).expect("rewritten data is well formed");
     assert_eq!(MutexCost::headline(&data).len(), 3);
@@ -257,6 +258,14 @@ fn verdicts_with(
         .filter(|v| v.claim.id != "MUT-3")
         .map(|v| (v.claim.id, v.outcome, v.evidence.clone()))
         .collect()
+}
+
+/// Replaces a timing's mean and its samples: half at each end of the
+/// interval, so the samples' mean is the point and ratios bootstrapped from
+/// them have intervals of the same order.
+fn set_mean(t: &mut Timing, mean: Estimate) {
+    t.mean = mean;
+    t.per_sample_ns = [[mean.lower_ns; 5], [mean.upper_ns; 5]].concat();
 }
 
 #[test]

@@ -6,7 +6,7 @@ use harness::chapter::{Exhibit, ExhibitKind};
 use harness::fmt::{nanos, ratio, sig3};
 use harness::published::Dataset;
 use harness::render::html_escape;
-use harness::timing::{Estimate, Timing};
+use harness::timing::{self, Estimate, Statistic, Timing};
 use harness::{
     Axis, Block, Book, Chapter, Claim, Figure, Outcome, Point, Profile, Progress, Run, Series,
     Table, Verdict,
@@ -104,7 +104,7 @@ const CLAIMS: &[Claim] = &[Claim {
     rule: "At every producer count of 128 or more that was measured: the std::sync::Mutex \
            swap with the Notify consumer moves at least 10 messages per non-empty pass on \
            average, and the same std::sync::Mutex taking one message per lock (no batching) has \
-           a longer burst time, the conservative 95% interval of the ratio lying entirely above \
+           a longer burst time, the bootstrapped 95% interval of the ratio lying entirely above \
            1. Does not hold if a batch is smaller or an interval lies entirely below 1; \
            inconclusive if an interval straddles 1.",
 }];
@@ -779,7 +779,7 @@ fn wait_tables(run: &Run<Data>) -> Result<Vec<Block>> {
                     if wait == Wait::Notify {
                         "—".into()
                     } else {
-                        ratio_ci(&Estimate::ratio(&m.timing.mean, &notify.timing.mean))
+                        ratio_ci(&timing::ratio(&m.timing, &notify.timing, Statistic::Mean))
                     },
                 ]);
             }
@@ -800,7 +800,7 @@ fn busy_cost(run: &Run<Data>) -> Result<Vec<Block>> {
                 .context("missing busy-poll point")?;
             let notify = find(data, Experiment::Wait, design, Wait::Notify, p)
                 .context("missing Notify point")?;
-            let r = Estimate::ratio(&busy.timing.mean, &notify.timing.mean);
+            let r = timing::ratio(&busy.timing, &notify.timing, Statistic::Mean);
             parts.push(format!("{} {}", design.label(), ratio(r.point_ns)));
             if worst.is_none_or(|(w, _, _)| r.point_ns > w) {
                 worst = Some((r.point_ns, design, r));
@@ -822,12 +822,12 @@ fn busy_cost(run: &Run<Data>) -> Result<Vec<Block>> {
             p,
         )
         .context("missing std Notify point")?;
-        let std_ratio = Estimate::ratio(&std_busy.timing.mean, &std_notify.timing.mean);
+        let std_ratio = timing::ratio(&std_busy.timing, &std_notify.timing, Statistic::Mean);
         let (_, worst_design, worst_ratio) = worst.context("no designs")?;
         text.push_str(&format!(
             "On {machine} ({workers} worker threads for the producers), with {p} producers, a \
              busy-polling consumer made the std Mutex swap's burst take **{r}** as long as \
-             with a Notify consumer (conservative 95% interval {lo}–{hi}), while using {busy_share} \
+             with a Notify consumer (bootstrapped 95% interval {lo}–{hi}), while using {busy_share} \
              of a core against {notify_share} for Notify. Across designs the busy/Notify ratio \
              was: {parts}; the largest was {wd} at {wr}.\n\n",
             machine = run.machine(),
@@ -865,7 +865,7 @@ fn lock_hold_table(run: &Run<Data>) -> Result<Vec<Block>> {
              the lock; works on the batch while holding the lock; or takes one message per lock \
              acquisition. Consumer work per message light or heavy (its cost alone in brackets). \
              Burst time (mean, 95% interval), the consumer's mean messages per non-empty pass, \
-             and each variant's burst time against the swap's (conservative 95% interval). \
+             and each variant's burst time against the swap's (95% interval bootstrapped from both runs' samples). \
              Notify consumer. {}.",
             runtime_note(run)
         ),
@@ -930,9 +930,13 @@ fn lock_hold_table(run: &Run<Data>) -> Result<Vec<Block>> {
                     sig3(swap.passes.messages_per_pass()),
                     sig3(locked.passes.messages_per_pass())
                 ),
-                ratio_ci(&Estimate::ratio(&locked.timing.mean, &swap.timing.mean)),
+                ratio_ci(&timing::ratio(
+                    &locked.timing,
+                    &swap.timing,
+                    Statistic::Mean,
+                )),
                 pop_one.map_or("—".into(), |m| {
-                    ratio_ci(&Estimate::ratio(&m.timing.mean, &swap.timing.mean))
+                    ratio_ci(&timing::ratio(&m.timing, &swap.timing, Statistic::Mean))
                 }),
             ]);
         }
@@ -942,7 +946,7 @@ fn lock_hold_table(run: &Run<Data>) -> Result<Vec<Block>> {
 
 /// FAN-4's points: at every producer count from 128 up with both, the std
 /// swap (throughput experiment) and one message per lock, with the ratio of
-/// their mean burst times (one per lock ÷ swap, bounds divided crosswise).
+/// their mean burst times (one per lock ÷ swap, bootstrapped interval).
 fn fan4_points(data: &Data) -> Vec<(&Measured, &Measured, Estimate)> {
     grid(data, Experiment::Throughput)
         .into_iter()
@@ -965,7 +969,7 @@ fn fan4_points(data: &Data) -> Vec<(&Measured, &Measured, Estimate)> {
             Some((
                 swap,
                 pop_one,
-                Estimate::ratio(&pop_one.timing.mean, &swap.timing.mean),
+                timing::ratio(&pop_one.timing, &swap.timing, Statistic::Mean),
             ))
         })
         .collect()
