@@ -239,3 +239,25 @@ fn results_of_older_code_carry_a_stale_badge() {
     );
     assert!(page(run(&["render", "provenance"], dir.path())).contains("badge stale"));
 }
+
+#[test]
+fn a_run_records_what_else_the_machine_was_doing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_path, text) = measured(dir.path());
+    // The number after a JSON key, without a JSON parser in this crate.
+    let number = |key: &str| -> Option<f64> {
+        let at = text.find(&format!("\"{key}\": "))? + key.len() + 4;
+        let end = at + text[at..].find([',', '\n', '}'])?;
+        text[at..end].trim().parse().ok()
+    };
+    let cores = number("cores").expect("the machine's cores are recorded");
+    if cfg!(target_os = "linux") {
+        let busy =
+            number("busy_cores_at_start").expect("Linux runs sample /proc/stat before measuring");
+        assert!((0.0..=cores + 0.01).contains(&busy), "{busy} of {cores}");
+    }
+    let out = run(&["render", "provenance"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let card = String::from_utf8_lossy(&out.stdout);
+    assert!(card.contains("Other work at start"), "{card}");
+}

@@ -183,6 +183,7 @@ fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
                 date: "test".into(),
                 wall_time_s: 0.0,
                 load_average_at_start: None,
+                busy_cores_at_start: None,
             },
             data,
             stale: false,

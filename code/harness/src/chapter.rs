@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::claims::Claim;
 use crate::exhibit::Block;
 use crate::fingerprint::{fingerprint, locked_versions};
-use crate::machine::{load_average, rustc_version, Machine};
+use crate::machine::{busy_cores, load_average, rustc_version, Machine};
 use crate::profile::Profile;
 use crate::progress::Progress;
 use crate::published::Dataset;
@@ -318,6 +318,7 @@ fn provenance<C: Chapter>(
     profile: Profile,
     started: Instant,
     load: Option<f64>,
+    busy: Option<f64>,
 ) -> Result<Provenance> {
     let code = crate::code_dir();
     Ok(Provenance {
@@ -329,6 +330,7 @@ fn provenance<C: Chapter>(
         date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         wall_time_s: started.elapsed().as_secs_f64(),
         load_average_at_start: load,
+        busy_cores_at_start: busy,
     })
 }
 
@@ -424,6 +426,10 @@ pub fn measure_in_memory<C: Chapter>(
     progress: &Progress,
 ) -> Result<ResultsFile<C::Data>> {
     let load = load_average();
+    // A second of sampling /proc/stat, before the clock starts: the load
+    // average alone would still count the chapter a fresh run measured just
+    // before this one.
+    let busy = busy_cores(std::time::Duration::from_secs(1));
     let started = Instant::now();
     // criterion reports every benchmark on stdout and its progress and
     // warnings on stderr. While measuring, the book's progress lines are what
@@ -440,7 +446,7 @@ pub fn measure_in_memory<C: Chapter>(
     C::check(&data).context("the run's own results failed the chapter's checks")?;
     Ok(ResultsFile::new(
         C::NAME,
-        provenance::<C>(profile, started, load)?,
+        provenance::<C>(profile, started, load, busy)?,
         data,
     ))
 }
@@ -545,6 +551,43 @@ fn precise(e: &crate::timing::Estimate) -> bool {
     e.relative_half_width() <= PRECISION_TARGET
 }
 
+/// What the machine was doing when the run started, in a sentence. The busy
+/// share measured just before the clock started is the better witness; the
+/// one-minute load average is all that older files carry.
+fn load_note(p: &Provenance) -> String {
+    let cores = p.machine.cores;
+    match (p.busy_cores_at_start, p.load_average_at_start) {
+        (Some(busy), _) if busy > cores as f64 * BUSY_SHARE => format!(
+            "The machine was busy when the run started: other work kept {busy:.2} of {cores} \
+             cores busy in the second before measuring, so margins may be wider than a quiet \
+             machine would give. "
+        ),
+        (Some(busy), load) => {
+            let mut note = format!(
+                "In the second before measuring, other work kept {busy:.2} of {cores} cores busy"
+            );
+            if let Some(load) = load.filter(|l| *l > cores as f64 * 0.5) {
+                note.push_str(&format!(
+                    " (the one-minute load average, {load:.2}, still counted work that had \
+                     just finished)"
+                ));
+            }
+            note.push_str(". ");
+            note
+        }
+        (None, Some(load)) if load > cores as f64 * 0.5 => format!(
+            "The machine was busy when the run started (load {load:.2} on {cores} cores): \
+             margins may be wider than a quiet machine would give. "
+        ),
+        (None, Some(load)) => format!("Load at start {load:.2} on {cores} cores. "),
+        (None, None) => String::new(),
+    }
+}
+
+/// Above this share of the cores in use by other work, a run's margins are
+/// called out as possibly wider than a quiet machine's.
+const BUSY_SHARE: f64 = 0.25;
+
 /// How precise each headline estimate is, per machine, and whether the run
 /// was made on a busy machine: what a reader needs before trusting a verdict.
 fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
@@ -553,21 +596,7 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         let p = &run.provenance;
         let estimates = C::headline(&run.data);
         let mut text = format!("**{}** ({} profile). ", run.machine(), p.profile);
-        if let Some(load) = p.load_average_at_start {
-            let cores = p.machine.cores as f64;
-            if load > cores * 0.5 {
-                text.push_str(&format!(
-                    "The machine was busy when the run started (load {load:.2} on {} cores): \
-                     margins may be wider than a quiet machine would give. ",
-                    p.machine.cores
-                ));
-            } else {
-                text.push_str(&format!(
-                    "Load at start {load:.2} on {} cores. ",
-                    p.machine.cores
-                ));
-            }
-        }
+        text.push_str(&load_note(p));
         if estimates.is_empty() {
             text.push_str("This chapter's figures are exact counts: they have no spread.");
             blocks.push(Block::Text(text));
@@ -687,4 +716,52 @@ pub fn render_exhibit<C: Chapter>(exhibit: &str, store: &Store) -> Result<String
         C::render(exhibit, &book)?
     };
     Ok(render::exhibit_markdown(C::NAME, exhibit, &book, &blocks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
+        let mut machine = Machine::detect();
+        machine.cores = 2;
+        Provenance {
+            machine,
+            rustc: "rustc 1.0".into(),
+            crates: Default::default(),
+            fingerprint: "abc".into(),
+            profile: Profile::Full,
+            date: "2026-01-01T00:00:00Z".into(),
+            wall_time_s: 1.0,
+            load_average_at_start: load,
+            busy_cores_at_start: busy,
+        }
+    }
+
+    #[test]
+    fn the_load_note_trusts_the_busy_sample_over_the_load_average() {
+        // The previous chapter just ended: high load average, idle machine.
+        let note = load_note(&provenance(Some(0.04), Some(2.03)));
+        assert!(note.starts_with("In the second before measuring, other work kept 0.04 of 2"));
+        assert!(note.contains("load average, 2.03, still counted"), "{note}");
+        assert!(!note.contains("busy when"), "{note}");
+
+        let note = load_note(&provenance(Some(0.04), Some(0.3)));
+        assert!(!note.contains("load average"), "{note}");
+
+        let note = load_note(&provenance(Some(1.2), Some(0.3)));
+        assert!(note.starts_with("The machine was busy"), "{note}");
+        assert!(note.contains("1.20 of 2 cores"), "{note}");
+    }
+
+    #[test]
+    fn older_files_fall_back_to_the_load_average() {
+        assert!(load_note(&provenance(None, Some(2.0)))
+            .contains("busy when the run started (load 2.00"));
+        assert_eq!(
+            load_note(&provenance(None, Some(0.5))),
+            "Load at start 0.50 on 2 cores. "
+        );
+        assert_eq!(load_note(&provenance(None, None)), "");
+    }
 }

@@ -1,6 +1,7 @@
 //! Where a run happened: the provenance every results file carries.
 use std::fs;
 use std::process::Command;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -147,6 +148,58 @@ pub fn load_average() -> Option<f64> {
         .ok()
 }
 
+/// How many cores' worth of CPU time other work took during `window`, read
+/// from `/proc/stat` while this process sleeps: 0 on an idle machine, the core
+/// count on a saturated one. Time the hypervisor gave to other guests (steal)
+/// counts as busy. Unlike the one-minute load average, it is not inflated by a
+/// chapter that finished a second ago, which is what a fresh run of several
+/// chapters would otherwise report as a busy machine. Linux only.
+pub fn busy_cores(window: Duration) -> Option<f64> {
+    let first = fs::read_to_string("/proc/stat").ok()?;
+    std::thread::sleep(window);
+    let second = fs::read_to_string("/proc/stat").ok()?;
+    // The aggregate line covers every CPU the kernel has, which may be more
+    // than this process may use, so scale by the kernel's own count.
+    busy_between(cpu_times(&first)?, cpu_times(&second)?, cpu_lines(&second))
+}
+
+fn cpu_lines(stat: &str) -> usize {
+    stat.lines()
+        .filter(|l| {
+            l.strip_prefix("cpu")
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .count()
+        .max(1)
+}
+
+/// (all jiffies, idle jiffies) from the aggregate `cpu` line of `/proc/stat`.
+/// Guest time is already inside user time, so only the first eight columns
+/// are summed; idle counts idle and iowait.
+fn cpu_times(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let cols: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|c| c.parse().ok())
+        .collect::<Option<_>>()?;
+    if cols.len() < 5 {
+        return None;
+    }
+    Some((cols.iter().sum(), cols[3] + cols[4]))
+}
+
+fn busy_between(before: (u64, u64), after: (u64, u64), cores: usize) -> Option<f64> {
+    let total = after.0.checked_sub(before.0)?;
+    let idle = after.1.checked_sub(before.1)?;
+    if total == 0 {
+        return None;
+    }
+    let busy = total.saturating_sub(idle) as f64 / total as f64;
+    Some(busy * cores as f64)
+}
+
 pub fn rustc_version() -> &'static str {
     env!("HARNESS_RUSTC_VERSION")
 }
@@ -154,6 +207,27 @@ pub fn rustc_version() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_cores_come_from_the_cpu_line() {
+        let a = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n";
+        // 200 more jiffies, 50 of them idle or iowait: 75 % busy.
+        let b = "cpu  200 0 100 830 70 0 0 0 40 0\ncpu0 100 0 50 415 35 0 0 0 20 0\n";
+        let (ta, ia) = cpu_times(a).unwrap();
+        let (tb, ib) = cpu_times(b).unwrap();
+        assert_eq!((ta, ia), (1000, 850));
+        assert_eq!((tb, ib), (1200, 900));
+        assert_eq!(cpu_lines(b), 1);
+        assert_eq!(cpu_lines("cpu  1\ncpu0 1\ncpu1 1\ncpu12 1\nintr 0\n"), 3);
+        assert_eq!(busy_between((ta, ia), (tb, ib), 2), Some(1.5));
+        // An idle interval and a clock that did not move.
+        assert_eq!(busy_between((ta, ia), (ta + 100, ia + 100), 4), Some(0.0));
+        assert_eq!(busy_between((ta, ia), (ta, ia), 2), None);
+        // Counters that went backwards or a file without a cpu line.
+        assert_eq!(busy_between((tb, ib), (ta, ia), 2), None);
+        assert_eq!(cpu_times("intr 1 2 3\n"), None);
+        assert_eq!(cpu_times("cpu  1 2 x 4 5\n"), None);
+    }
 
     #[test]
     fn ids_are_readable_slugs() {

@@ -211,6 +211,14 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
     let load = p
         .load_average_at_start
         .map_or("unknown".to_string(), |l| format!("{l:.2}"));
+    let busy = p
+        .busy_cores_at_start
+        .map_or("not recorded".to_string(), |b| {
+            format!(
+                "{b:.2} of {} cores, in the second before measuring",
+                m.cores
+            )
+        });
     let rows = [
         ("Machine", m.id.clone()),
         ("CPU", m.cpu.clone()),
@@ -223,7 +231,8 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("Profile", p.profile.to_string()),
         ("Date", p.date.clone()),
         ("Wall time", format!("{:.1} s", p.wall_time_s)),
-        ("Load at start", load),
+        ("Load average at start", load),
+        ("Other work at start", busy),
         ("Fingerprint", p.fingerprint.clone()),
     ];
     let mut out = format!(

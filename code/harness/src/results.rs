@@ -28,6 +28,10 @@ pub struct Provenance {
     pub date: String,
     pub wall_time_s: f64,
     pub load_average_at_start: Option<f64>,
+    /// Cores' worth of CPU other work used in the second before measuring
+    /// (`machine::busy_cores`); absent from files made before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_cores_at_start: Option<f64>,
 }
 
 impl Provenance {
@@ -207,9 +211,23 @@ mod tests {
                 date: "2026-01-01T00:00:00Z".into(),
                 wall_time_s: 1.5,
                 load_average_at_start: Some(0.25),
+                busy_cores_at_start: Some(0.05),
             },
             vec![1, 2, 3],
         )
+    }
+
+    #[test]
+    fn files_from_before_busy_cores_still_load() {
+        let mut json = serde_json::to_value(sample()).unwrap();
+        json["provenance"]
+            .as_object_mut()
+            .unwrap()
+            .remove("busy_cores_at_start")
+            .expect("the field is written when known");
+        let back: ResultsFile<Vec<u32>> = serde_json::from_value(json).unwrap();
+        assert_eq!(back.provenance.busy_cores_at_start, None);
+        assert_eq!(back.provenance.load_average_at_start, Some(0.25));
     }
 
     #[test]

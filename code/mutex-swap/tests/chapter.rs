@@ -34,6 +34,7 @@ fn book_of(data: Data) -> Book<Data> {
                 date: "test".into(),
                 wall_time_s: 0.0,
                 load_average_at_start: None,
+                busy_cores_at_start: None,
             },
             data,
             stale: false,
