@@ -566,7 +566,7 @@ fn load_note(p: &Provenance) -> String {
             let mut note = format!(
                 "In the second before measuring, other work kept {busy:.2} of {cores} cores busy"
             );
-            if let Some(load) = load.filter(|l| *l > cores as f64 * 0.5) {
+            if let Some(load) = load.filter(|l| *l > cores as f64 * LOAD_SHARE) {
                 note.push_str(&format!(
                     " (the one-minute load average, {load:.2}, still counted work that had \
                      just finished)"
@@ -575,7 +575,7 @@ fn load_note(p: &Provenance) -> String {
             note.push_str(". ");
             note
         }
-        (None, Some(load)) if load > cores as f64 * 0.5 => format!(
+        (None, Some(load)) if load > cores as f64 * LOAD_SHARE => format!(
             "The machine was busy when the run started (load {load:.2} on {cores} cores): \
              margins may be wider than a quiet machine would give. "
         ),
@@ -587,6 +587,10 @@ fn load_note(p: &Provenance) -> String {
 /// Above this share of the cores in use by other work, a run's margins are
 /// called out as possibly wider than a quiet machine's.
 const BUSY_SHARE: f64 = 0.25;
+
+/// The same for the one-minute load average, which counts runnable threads
+/// rather than CPU time and so reads higher on the same machine.
+const LOAD_SHARE: f64 = 0.5;
 
 /// How precise each headline estimate is, per machine, and whether the run
 /// was made on a busy machine: what a reader needs before trusting a verdict.
