@@ -147,6 +147,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
                         samples: 10,
                         iterations: 10,
                         per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
+                        repeats: Vec::new(),
                     },
                     bursts: 20,
                     bytes_per_burst: (w * per_worker) as u64,

@@ -84,9 +84,91 @@ pub struct Timing {
     /// Nanoseconds per iteration of every criterion sample, in sample order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_sample_ns: Vec<f64>,
+    /// When the samples come from several separate criterion runs
+    /// (`Timing::pooled`), how many each run contributed, in order; empty for
+    /// a single run. The bootstrap resamples whole runs first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<usize>,
 }
 
 impl Timing {
+    /// Several repeats of one measurement, each its own criterion run (on a
+    /// freshly built runtime, say, interleaved with the designs it is
+    /// compared with), as one timing. A machine that settles into a slow
+    /// mode for one repeat then shows up as spread instead of deciding the
+    /// whole figure. Points are the statistics of all samples together;
+    /// intervals come from `bootstrap`, which draws repeats before samples,
+    /// so repeats that disagree widen them.
+    pub fn pooled(parts: Vec<Timing>) -> Result<Timing> {
+        anyhow::ensure!(!parts.is_empty(), "no repeats to pool");
+        if let Some(i) = parts
+            .iter()
+            .position(|t| t.per_sample_ns.is_empty() || !t.repeats.is_empty())
+        {
+            anyhow::bail!("repeat {i} kept no samples or is itself pooled");
+        }
+        let empty = Estimate {
+            point_ns: 0.0,
+            lower_ns: 0.0,
+            upper_ns: 0.0,
+        };
+        let mut pooled = Timing {
+            mean: empty,
+            median: empty,
+            samples: parts.iter().map(|t| t.samples).sum(),
+            iterations: parts.iter().map(|t| t.iterations).sum(),
+            repeats: parts.iter().map(|t| t.per_sample_ns.len()).collect(),
+            per_sample_ns: parts.into_iter().flat_map(|t| t.per_sample_ns).collect(),
+        };
+        pooled.mean = bootstrap(&[&pooled], Statistic::Mean, |s| s[0])?;
+        pooled.median = bootstrap(&[&pooled], Statistic::Median, |s| s[0])?;
+        Ok(pooled)
+    }
+
+    /// Draws a bootstrap resample of the samples into `out`: with replacement,
+    /// and for a pooled timing in two stages, as many repeats as there are
+    /// (with replacement), then samples within each drawn repeat.
+    fn resample(&self, starts: &[usize], rng: &mut SplitMix64, out: &mut Vec<f64>) {
+        out.clear();
+        let xs = &self.per_sample_ns;
+        if self.repeats.len() < 2 {
+            let n = xs.len();
+            out.extend((0..n).map(|_| xs[rng.below(n)]));
+            return;
+        }
+        for _ in 0..self.repeats.len() {
+            let r = rng.below(self.repeats.len());
+            let (start, len) = (starts[r], self.repeats[r]);
+            out.extend((0..len).map(|_| xs[start + rng.below(len)]));
+        }
+    }
+
+    /// Where each repeat's samples start, after checking the repeats cover
+    /// the samples exactly (a results file is data from outside).
+    fn repeat_starts(&self) -> Result<Vec<usize>> {
+        if self.repeats.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.repeats.contains(&0)
+            || self.repeats.iter().sum::<usize>() != self.per_sample_ns.len()
+        {
+            anyhow::bail!(
+                "repeats {:?} do not cover the {} samples",
+                self.repeats,
+                self.per_sample_ns.len()
+            );
+        }
+        Ok(self
+            .repeats
+            .iter()
+            .scan(0, |at, len| {
+                let start = *at;
+                *at += len;
+                Some(start)
+            })
+            .collect())
+    }
+
     /// The estimate of `statistic` criterion computed.
     pub fn estimate(&self, statistic: Statistic) -> &Estimate {
         match statistic {
@@ -125,8 +207,8 @@ pub const RESAMPLES: usize = 10_000;
 
 /// A derived figure (`f` of each timing's `statistic`) with a 95% percentile
 /// bootstrap interval: every resample draws each timing's samples again with
-/// replacement, independently, and evaluates `f` on the resampled
-/// statistics. The generator is seeded, so a page renders the same interval
+/// replacement, independently (repeats first for a pooled timing, see
+/// `Timing::pooled`), and evaluates `f` on the resampled statistics. The generator is seeded, so a page renders the same interval
 /// on every build. Fails when a timing kept no samples (a file written
 /// before they were stored).
 pub fn bootstrap<F>(timings: &[&Timing], statistic: Statistic, f: F) -> Result<Estimate>
@@ -139,6 +221,11 @@ where
     if let Some(i) = timings.iter().position(|t| t.per_sample_ns.is_empty()) {
         anyhow::bail!("timing {i} kept no samples to resample (re-measure the chapter)");
     }
+    let starts = timings
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.repeat_starts().with_context(|| format!("timing {i}")))
+        .collect::<Result<Vec<_>>>()?;
     let point_stats: Vec<f64> = timings
         .iter()
         .map(|t| statistic.of(&mut t.per_sample_ns.clone()))
@@ -149,10 +236,8 @@ where
     let mut scratch = Vec::new();
     let mut draws = Vec::with_capacity(RESAMPLES);
     for _ in 0..RESAMPLES {
-        for (slot, t) in stats.iter_mut().zip(timings) {
-            let n = t.per_sample_ns.len();
-            scratch.clear();
-            scratch.extend((0..n).map(|_| t.per_sample_ns[rng.below(n)]));
+        for ((slot, t), starts) in stats.iter_mut().zip(timings).zip(&starts) {
+            t.resample(starts, &mut rng, &mut scratch);
             *slot = statistic.of(&mut scratch);
         }
         let v = f(&stats);
@@ -330,6 +415,7 @@ pub fn read_timing(scratch: &Path, id: &str) -> Result<Timing> {
             .zip(&sample.iters)
             .map(|(t, i)| t / i)
             .collect(),
+        repeats: Vec::new(),
     })
 }
 
@@ -394,6 +480,7 @@ mod tests {
             samples: samples.len(),
             iterations: samples.len() as u64,
             per_sample_ns: samples.to_vec(),
+            repeats: Vec::new(),
         }
     }
 
@@ -402,6 +489,61 @@ mod tests {
         (0..20)
             .map(|i| centre * (0.9 + 0.2 * ((i * 7) % 20) as f64 / 19.0))
             .collect()
+    }
+
+    #[test]
+    fn pooled_repeats_that_disagree_widen_the_interval() {
+        // Four repeats: three at 100 ns, one stuck in a slow mode at 200 ns.
+        let fast = || timing(&spread(100.0));
+        let slow = timing(&spread(200.0));
+        let pooled = Timing::pooled(vec![fast(), fast(), slow, fast()]).unwrap();
+        assert_eq!(pooled.repeats, vec![20; 4]);
+        assert_eq!((pooled.samples, pooled.per_sample_ns.len()), (80, 80));
+        assert_eq!(pooled.per_sample_ns[40..60], spread(200.0)[..]);
+        let mean = pooled.per_sample_ns.iter().sum::<f64>() / 80.0;
+        assert!((pooled.mean.point_ns - mean).abs() < 1e-9, "{pooled:?}");
+        // Drawing repeats first: a resample can hold the slow repeat 0 to 4
+        // times, so the mean's interval spans much of 100..200 ns.
+        assert!(
+            pooled.mean.lower_ns < 110.0 && pooled.mean.upper_ns > 160.0,
+            "{:?}",
+            pooled.mean
+        );
+        // The same 80 samples treated as one run: a far narrower interval.
+        let flat = timing(&pooled.per_sample_ns);
+        let one_run = bootstrap(&[&flat], Statistic::Mean, |s| s[0]).unwrap();
+        assert!(
+            one_run.relative_half_width() < pooled.mean.relative_half_width() / 2.0,
+            "{one_run:?} vs {:?}",
+            pooled.mean
+        );
+        // Repeats that agree give an interval like one run's.
+        let agreeing = Timing::pooled(vec![fast(), fast(), fast(), fast()]).unwrap();
+        assert!(agreeing.median.relative_half_width() < 0.05, "{agreeing:?}");
+        assert!((agreeing.median.point_ns - 100.0).abs() < 5.0);
+    }
+
+    #[test]
+    fn pooling_and_resampling_refuse_what_does_not_add_up() {
+        assert!(Timing::pooled(Vec::new()).is_err());
+        assert!(Timing::pooled(vec![timing(&[1.0]), timing(&[])]).is_err());
+        let pooled = Timing::pooled(vec![timing(&[1.0, 2.0]), timing(&[3.0])]).unwrap();
+        assert!(
+            Timing::pooled(vec![pooled.clone()]).is_err(),
+            "nested pooling"
+        );
+        let mut broken = pooled.clone();
+        broken.repeats = vec![2, 2];
+        let err = bootstrap(&[&pooled, &broken], Statistic::Mean, |s| s[0] / s[1]).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("timing 1: repeats [2, 2] do not cover the 3 samples"),
+            "{err:#}"
+        );
+        broken.repeats = vec![3, 0];
+        assert!(bootstrap(&[&broken], Statistic::Mean, |s| s[0]).is_err());
+        // A file's timing survives the trip through JSON, repeats included.
+        let back: Timing = serde_json::from_str(&serde_json::to_string(&pooled).unwrap()).unwrap();
+        assert_eq!(back, pooled);
     }
 
     #[test]

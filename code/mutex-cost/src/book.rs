@@ -159,45 +159,38 @@ impl Chapter for MutexCost {
         let scratch = scratch.path();
         let variants = Variant::ALL.len();
         progress.set_total(
-            (plan.join_all_sizes.len() * variants
-                + plan.contended_sizes.len() * plan.worker_counts.len() * variants
+            ((plan.join_all_sizes.len() + plan.contended_sizes.len() * plan.worker_counts.len())
+                * variants
+                * plan.repeats
                 + PER_OP_LOCKS.len()
                 + 1
                 + Load::ALL.len()) as u64,
         );
+        let repeat_of = |r: usize| format!("repeat {} of {}", r + 1, plan.repeats);
         let mut join_all = Vec::new();
         for &futures in &plan.join_all_sizes {
-            for variant in Variant::ALL {
+            join_all.extend(experiments::interleaved(plan.repeats, |r, variant| {
                 progress.step(format!(
-                    "join_all, {}, {} futures",
+                    "join_all, {}, {} futures, {}",
                     variant.label(),
-                    fmt::thousands(futures as u64)
+                    fmt::thousands(futures as u64),
+                    repeat_of(r)
                 ));
-                join_all.push(experiments::join_all_timing(
-                    scratch,
-                    plan.sampling,
-                    variant,
-                    futures,
-                )?);
-            }
+                experiments::join_all_timing(scratch, plan.sampling, variant, futures)
+            })?);
         }
         let mut contended = Vec::new();
         for &workers in &plan.worker_counts {
             for &futures in &plan.contended_sizes {
-                for variant in Variant::ALL {
+                contended.extend(experiments::interleaved(plan.repeats, |r, variant| {
                     progress.step(format!(
-                        "spawned, {}, {} futures, {workers} workers",
+                        "spawned, {}, {} futures, {workers} workers, {}",
                         variant.label(),
-                        fmt::thousands(futures as u64)
+                        fmt::thousands(futures as u64),
+                        repeat_of(r)
                     ));
-                    contended.push(experiments::spawned_timing(
-                        scratch,
-                        plan.sampling,
-                        variant,
-                        futures,
-                        workers,
-                    )?);
-                }
+                    experiments::spawned_timing(scratch, plan.sampling, variant, futures, workers)
+                })?);
             }
         }
         let mut per_op = Vec::new();
@@ -1149,7 +1142,13 @@ fn parameters() -> Result<Vec<Block>> {
     t.push(row("Worker threads, contended shape", &|p| {
         list(&p.worker_counts)
     }));
-    t.push(row("Criterion, per round", &|p| sampling(&p.sampling)));
+    t.push(row("Criterion, per round timing", &|p| {
+        format!(
+            "{} interleaved runs of {}",
+            p.repeats,
+            sampling(&p.sampling)
+        )
+    }));
     t.push(row("Criterion, per lock + unlock", &|p| {
         sampling(&p.per_op_sampling)
     }));

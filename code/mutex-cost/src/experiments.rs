@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, ensure, Result};
+use anyhow::{bail, ensure, Context, Result};
 use harness::timing::{self, Sampling, Timing};
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
@@ -74,6 +74,45 @@ pub struct RoundTiming {
     pub timing: Timing,
     /// Rounds whose final value was checked (warm-up included).
     pub rounds_validated: u64,
+}
+
+impl RoundTiming {
+    /// One figure from repeats of the same measurement (`Timing::pooled`).
+    pub fn pooled(parts: Vec<RoundTiming>) -> Result<RoundTiming> {
+        let first = parts.first().context("no repeats to pool")?.clone();
+        ensure!(
+            parts.iter().all(|p| p.variant == first.variant
+                && p.futures == first.futures
+                && p.tasks == first.tasks
+                && p.runtime == first.runtime),
+            "repeats of different measurements cannot be pooled"
+        );
+        let rounds_validated = parts.iter().map(|p| p.rounds_validated).sum();
+        let timing = Timing::pooled(parts.into_iter().map(|p| p.timing).collect())?;
+        Ok(RoundTiming {
+            timing,
+            rounds_validated,
+            ..first
+        })
+    }
+}
+
+/// Measures every variant `repeats` times in turn (std, tokio, actor, std,
+/// …), each call building its own runtime, and pools each variant's repeats.
+/// A ratio then compares variants that met the same mix of the machine's
+/// fast and slow spells, and a spell that caught one repeat widens the
+/// interval instead of moving the figure unseen.
+pub fn interleaved(
+    repeats: usize,
+    mut one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
+) -> Result<Vec<RoundTiming>> {
+    let mut by_variant: Vec<Vec<RoundTiming>> = Variant::ALL.iter().map(|_| Vec::new()).collect();
+    for repeat in 0..repeats {
+        for (parts, variant) in by_variant.iter_mut().zip(Variant::ALL) {
+            parts.push(one(repeat, variant)?);
+        }
+    }
+    by_variant.into_iter().map(RoundTiming::pooled).collect()
 }
 
 /// Uncontended lock + increment + unlock. One criterion iteration is one of them.

@@ -266,6 +266,99 @@ fn verdicts_with(
 fn set_mean(t: &mut Timing, mean: Estimate) {
     t.mean = mean;
     t.per_sample_ns = [[mean.lower_ns; 5], [mean.upper_ns; 5]].concat();
+    t.repeats.clear();
+}
+
+#[test]
+fn round_timings_pool_interleaved_repeats_each_on_its_own_runtime() {
+    let plan = mutex_cost::Plan::for_profile(Profile::Smoke);
+    assert!(plan.repeats >= 2, "smoke must exercise pooling");
+    let data = &smoke_file().data;
+    for t in data.join_all.iter().chain(&data.contended) {
+        let what = format!("{:?} {} futures {:?}", t.variant, t.futures, t.runtime);
+        assert_eq!(
+            t.timing.repeats,
+            vec![plan.sampling.samples; plan.repeats],
+            "{what}"
+        );
+        assert_eq!(
+            t.timing.samples,
+            plan.sampling.samples * plan.repeats,
+            "{what}"
+        );
+        assert_eq!(t.timing.per_sample_ns.len(), t.timing.samples, "{what}");
+        let e = t.timing.mean;
+        assert!(
+            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+            "{what}: {e:?}"
+        );
+    }
+}
+
+#[test]
+fn interleaving_alternates_variants_and_pools_each() {
+    use mutex_cost::experiments::{interleaved, RoundTiming, RuntimeUsed};
+    let mut order = Vec::new();
+    let pooled = interleaved(3, |repeat, variant| {
+        order.push((repeat, variant));
+        let ns = 100.0 * (1 + repeat) as f64;
+        Ok(RoundTiming {
+            variant,
+            futures: 10,
+            tasks: 1,
+            runtime: RuntimeUsed::multi_thread(2),
+            timing: Timing {
+                mean: Estimate {
+                    point_ns: ns,
+                    lower_ns: ns,
+                    upper_ns: ns,
+                },
+                median: Estimate {
+                    point_ns: ns,
+                    lower_ns: ns,
+                    upper_ns: ns,
+                },
+                samples: 2,
+                iterations: 2,
+                per_sample_ns: vec![ns; 2],
+                repeats: Vec::new(),
+            },
+            rounds_validated: 5,
+        })
+    })
+    .unwrap();
+    let v = Variant::ALL;
+    assert_eq!(
+        order,
+        (0..3)
+            .flat_map(|r| v.iter().map(move |&x| (r, x)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(pooled.iter().map(|t| t.variant).collect::<Vec<_>>(), v);
+    for t in &pooled {
+        assert_eq!(t.timing.repeats, vec![2, 2, 2]);
+        assert_eq!(
+            t.timing.per_sample_ns,
+            vec![100.0, 100.0, 200.0, 200.0, 300.0, 300.0]
+        );
+        assert_eq!(t.rounds_validated, 15);
+        assert!((t.timing.mean.point_ns - 200.0).abs() < 1e-9);
+    }
+    // Repeats of different measurements are refused.
+    let mut flip = false;
+    let err = interleaved(2, |_, variant| {
+        flip = !flip;
+        let mut t = pooled[0].clone();
+        t.variant = variant;
+        t.timing.repeats.clear();
+        t.futures = if flip { 10 } else { 20 };
+        Ok(t)
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("different measurements"),
+        "{err:#}"
+    );
 }
 
 #[test]
