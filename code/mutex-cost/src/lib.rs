@@ -128,11 +128,13 @@ impl Plan {
             join_all_sizes: sizes.clone(),
             contended_sizes: sizes,
             worker_counts: worker_counts(cores()),
-            // A runtime can settle into a slow mode for its whole life (on
-            // the 2-core VM the book was measured on, the actor on two
-            // workers ran at one speed or twice it, never between). Several
-            // runtimes per timing turn that into visible spread; four or
-            // more keep one slow runtime from deciding a median.
+            // The machine can settle into a slow mode for a runtime's whole
+            // life or longer (on the 2-core VM the book was measured on, the
+            // actor on two workers ran at one speed or twice it, never in
+            // between). Several runtimes per timing put the modes they meet
+            // into the mean and, through the repeats-first bootstrap, into
+            // its interval; a mode that outlasts all of them is caught only
+            // by measuring again later (`harness compare`).
             repeats: profile.pick(2, 4, 5),
             sampling: profile.pick(
                 Sampling::new(10, 10, 50),
