@@ -559,8 +559,7 @@ fn load_note(p: &Provenance) -> String {
     match (p.busy_cores_at_start, p.load_average_at_start) {
         (Some(busy), _) if busy > cores as f64 * BUSY_SHARE => format!(
             "The machine was busy when the run started: other work kept {busy:.2} of {cores} \
-             cores busy in the second before measuring, so margins may be wider than a quiet \
-             machine would give. "
+             cores busy in the second before measuring, so {WIDER}. "
         ),
         (Some(busy), load) => {
             let mut note = format!(
@@ -577,12 +576,15 @@ fn load_note(p: &Provenance) -> String {
         }
         (None, Some(load)) if load > cores as f64 * LOAD_SHARE => format!(
             "The machine was busy when the run started (load {load:.2} on {cores} cores): \
-             margins may be wider than a quiet machine would give. "
+             {WIDER}. "
         ),
         (None, Some(load)) => format!("Load at start {load:.2} on {cores} cores. "),
         (None, None) => String::new(),
     }
 }
+
+/// What a busy start means for the figures that follow.
+const WIDER: &str = "margins may be wider than a quiet machine would give";
 
 /// Above this share of the cores in use by other work, a run's margins are
 /// called out as possibly wider than a quiet machine's.

@@ -208,8 +208,8 @@ pub const RESAMPLES: usize = 10_000;
 /// A derived figure (`f` of each timing's `statistic`) with a 95% percentile
 /// bootstrap interval: every resample draws each timing's samples again with
 /// replacement, independently (repeats first for a pooled timing, see
-/// `Timing::pooled`), and evaluates `f` on the resampled statistics. The generator is seeded, so a page renders the same interval
-/// on every build. Fails when a timing kept no samples (a file written
+/// `Timing::pooled`), and evaluates `f` on the resampled statistics. The
+/// generator is seeded, so a page renders the same interval on every build. Fails when a timing kept no samples (a file written
 /// before they were stored).
 pub fn bootstrap<F>(timings: &[&Timing], statistic: Statistic, f: F) -> Result<Estimate>
 where
