@@ -185,6 +185,7 @@ fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
                 wall_time_s: 0.0,
                 load_average_at_start: None,
                 busy_cores_at_start: None,
+                cores_apart: None,
             },
             data,
             stale: false,

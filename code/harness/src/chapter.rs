@@ -319,6 +319,7 @@ fn provenance<C: Chapter>(
     started: Instant,
     load: Option<f64>,
     busy: Option<f64>,
+    cores_apart: Option<crate::cores::CoresApart>,
 ) -> Result<Provenance> {
     let code = crate::code_dir();
     Ok(Provenance {
@@ -331,6 +332,7 @@ fn provenance<C: Chapter>(
         wall_time_s: started.elapsed().as_secs_f64(),
         load_average_at_start: load,
         busy_cores_at_start: busy,
+        cores_apart,
     })
 }
 
@@ -439,16 +441,37 @@ pub fn measure_in_memory<C: Chapter>(
         "criterion's own output goes to {}",
         log.display()
     ));
+    let gate = gate_for(profile)?;
+    if let Some(g) = gate {
+        progress.note(format_args!(
+            "each timing waits (up to {} s) until two cores answer each other within {} ns",
+            g.patience.as_secs(),
+            g.limit_ns
+        ));
+    }
+    crate::cores::start_run(gate);
     let data = {
         let _quiet = QuietOutput::new(&log);
         C::measure(profile, progress)?
     };
+    let cores_apart = crate::cores::finish_run();
     C::check(&data).context("the run's own results failed the chapter's checks")?;
     Ok(ResultsFile::new(
         C::NAME,
-        provenance::<C>(profile, started, load, busy)?,
+        provenance::<C>(profile, started, load, busy, cores_apart)?,
         data,
     ))
+}
+
+/// The gate this run's timings wait at (see `cores`): `cores::GATE_ENV` when
+/// set (how `harness measure --core-gate` passes it on), else this machine's
+/// entry in `machines.toml` for the quick and full profiles. Smoke runs only
+/// exercise the code, so they do not wait unless told to.
+fn gate_for(profile: Profile) -> Result<Option<crate::cores::Gate>> {
+    if profile == Profile::Smoke && std::env::var_os(crate::cores::GATE_ENV).is_none() {
+        return Ok(None);
+    }
+    crate::cores::gate_for(&Machine::detect().id)
 }
 
 /// Measures and writes this machine's results file. Refuses to start when the
@@ -583,6 +606,42 @@ fn load_note(p: &Provenance) -> String {
     }
 }
 
+/// How far apart the cores were while the run measured, in a sentence, when
+/// it matters: timings kept beyond the gate, or (without a gate) round trips
+/// that moved by more than `MOVED`. Files made before the checks existed say
+/// nothing.
+fn cores_note(p: &Provenance) -> String {
+    const LINK: &str = "(see [cores that move](method.md#cores-that-move))";
+    let Some(c) = &p.cores_apart else {
+        return String::new();
+    };
+    match c.gate_ns {
+        Some(gate) if c.beyond_gate > 0 => format!(
+            "{} of {} timings ran while two cores took longer than the gate of {} ns to              answer each other (up to {} ns), so figures that hand work between threads              may read slower than the rest of the run {LINK}. ",
+            c.beyond_gate,
+            c.timings,
+            crate::fmt::sig3(gate),
+            crate::fmt::sig3(c.max_ns)
+        ),
+        Some(gate) => format!(
+            "Every timing started and ended with two cores answering each other within the              gate of {} ns ({}–{} ns) {LINK}. ",
+            crate::fmt::sig3(gate),
+            crate::fmt::sig3(c.min_ns),
+            crate::fmt::sig3(c.max_ns)
+        ),
+        None if c.spread() > MOVED => format!(
+            "The round trip between two cores moved between {} and {} ns while the run              measured, and no gate held the timings to one of those spells, so figures that              hand work between threads mix them {LINK}. ",
+            crate::fmt::sig3(c.min_ns),
+            crate::fmt::sig3(c.max_ns)
+        ),
+        None => String::new(),
+    }
+}
+
+/// Round trips whose largest is more than this multiple of the smallest
+/// moved enough to mention.
+const MOVED: f64 = 1.5;
+
 /// What a busy start means for the figures that follow.
 const WIDER: &str = "margins may be wider than a quiet machine would give";
 
@@ -603,6 +662,7 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         let estimates = C::headline(&run.data);
         let mut text = format!("**{}** ({} profile). ", run.machine(), p.profile);
         text.push_str(&load_note(p));
+        text.push_str(&cores_note(p));
         if estimates.is_empty() {
             text.push_str("This chapter's figures are exact counts: they have no spread.");
             blocks.push(Block::Text(text));
@@ -741,7 +801,40 @@ mod tests {
             wall_time_s: 1.0,
             load_average_at_start: load,
             busy_cores_at_start: busy,
+            cores_apart: None,
         }
+    }
+
+    fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {
+        let mut p = provenance(Some(0.0), Some(0.0));
+        p.cores_apart = Some(crate::cores::CoresApart {
+            gate_ns,
+            timings: 40,
+            checks: 80,
+            min_ns,
+            median_ns: min_ns,
+            max_ns,
+            beyond_gate: beyond,
+            remeasured: 0,
+            waited_s: 0.0,
+        });
+        p
+    }
+
+    #[test]
+    fn the_cores_note_speaks_when_the_cores_moved_or_the_gate_gave_up() {
+        // Older files, and a run whose cores stayed put: nothing to say.
+        assert_eq!(cores_note(&provenance(None, None)), "");
+        assert_eq!(cores_note(&apart(None, 200.0, 280.0, 0)), "");
+        let note = cores_note(&apart(None, 80.0, 410.0, 0));
+        assert!(note.contains("moved between 80.0 and 410 ns"), "{note}");
+        assert!(note.contains("method.md#cores-that-move"), "{note}");
+        let note = cores_note(&apart(Some(330.0), 90.0, 320.0, 0));
+        assert!(note.starts_with("Every timing started and ended"), "{note}");
+        assert!(note.contains("gate of 330 ns (90.0–320 ns)"), "{note}");
+        let note = cores_note(&apart(Some(330.0), 90.0, 420.0, 3));
+        assert!(note.starts_with("3 of 40 timings ran while"), "{note}");
+        assert!(note.contains("(up to 420 ns)"), "{note}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod chapter;
 pub mod check;
 pub mod claims;
+pub mod cores;
 pub mod exhibit;
 pub mod fingerprint;
 pub mod fmt;

@@ -51,6 +51,18 @@ enum Cmd {
         /// Only chapters whose results for this machine are missing or stale.
         #[arg(long)]
         stale: bool,
+        /// Hold every timing until two cores answer each other within this
+        /// many nanoseconds, or `none`; default: this machine's entry in
+        /// code/machines.toml (see `harness cores`).
+        #[arg(long, value_name = "NS|none")]
+        core_gate: Option<String>,
+    },
+    /// Check the round trip between two cores for a while and print how it
+    /// spread, with the gate for machines.toml it suggests (if any).
+    Cores {
+        /// How long to watch, in seconds.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
     },
     /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page).
     Render { chapter: String, exhibit: String },
@@ -102,6 +114,7 @@ fn main() -> ExitCode {
             timeout,
             chapter_timeout,
             stale,
+            core_gate,
         } => measure(
             &store,
             &chapters,
@@ -109,7 +122,9 @@ fn main() -> ExitCode {
             stale,
             timeout,
             Duration::from_secs(chapter_timeout),
+            core_gate.as_deref(),
         ),
+        Cmd::Cores { seconds } => survey_cores(Duration::from_secs(seconds)),
         Cmd::Render { chapter, exhibit } => render(&store, &chapter, &exhibit),
         Cmd::Import { files } => import(&store, &files),
         Cmd::Export { book } => export(&store, &book),
@@ -197,7 +212,13 @@ fn measure(
     only_stale: bool,
     step_timeout: u64,
     chapter_timeout: Duration,
+    core_gate: Option<&str>,
 ) -> Result<ExitCode> {
+    // A bad gate fails before anything is measured; a good one reaches each
+    // chapter's process through the environment.
+    let gate = core_gate
+        .map(|g| harness::cores::parse_limit(g).context("--core-gate"))
+        .transpose()?;
     // Resolve every name before measuring anything: a typo fails at once.
     let mut chapters: Vec<&ChapterInfo> = if names.is_empty() {
         registry::written().collect()
@@ -235,7 +256,14 @@ fn measure(
             profile,
             step_timeout
         );
-        let mut child = Command::new(&bin)
+        let mut command = Command::new(&bin);
+        if let Some(limit) = gate {
+            command.env(
+                harness::cores::GATE_ENV,
+                limit.map_or("none".to_string(), |ns| ns.to_string()),
+            );
+        }
+        let mut child = command
             .args(["measure", "--profile", profile.name(), "--timeout"])
             .arg(step_timeout.to_string())
             .arg("--results")
@@ -451,6 +479,85 @@ fn chapter_says(info: &ChapterInfo, command: &str, file: &Path) -> Result<Vec<u8
     Ok(output.stdout)
 }
 
+/// `harness cores`: a check every quarter second for `watch`, then the
+/// spread and the gate it suggests.
+fn survey_cores(watch: Duration) -> Result<ExitCode> {
+    use harness::cores::{round_trip_ns, suggest_gate};
+    let started = Instant::now();
+    let mut checks = Vec::new();
+    let mut failed = 0;
+    eprintln!(
+        "checking the round trip between two cores every 0.25 s for {} s",
+        watch.as_secs()
+    );
+    while started.elapsed() < watch {
+        match round_trip_ns() {
+            Some(ns) => checks.push(ns),
+            None => failed += 1,
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    if checks.is_empty() {
+        bail!(
+            "no check succeeded ({failed} tried): this machine has one core, or \
+             other work kept the second one busy"
+        );
+    }
+    let mut sorted = checks.clone();
+    sorted.sort_by(f64::total_cmp);
+    let q = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
+    let s = harness::fmt::sig3;
+    println!(
+        "{} checks ({failed} could not run): min {} ns, 10 % {} ns, median {} ns, 90 % {} ns, max {} ns",
+        checks.len(),
+        s(q(0.0)),
+        s(q(0.1)),
+        s(q(0.5)),
+        s(q(0.9)),
+        s(q(1.0))
+    );
+    let id = Machine::detect().id;
+    match suggest_gate(&checks) {
+        Some(g) => {
+            let close = checks.iter().filter(|&&c| c <= g).count();
+            println!(
+                "the checks fall into a close group and a far one; {close} of {} were \
+                 within {} ns. To measure only in the close spells, add to code/machines.toml:\n\n\
+                 [{id}]\ncore_gate_ns = {:.0}",
+                checks.len(),
+                s(g),
+                g
+            );
+        }
+        None => println!("no gap between a close and a far group: {id} needs no gate"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cores' round trips a results file recorded, if any.
+fn cores_apart(file: &Path, chapter: &str) -> Option<harness::cores::CoresApart> {
+    read_results::<serde_json::Value>(file, chapter)
+        .ok()?
+        .provenance
+        .cores_apart
+}
+
+fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
+    let Some(c) = c else {
+        return "not recorded".into();
+    };
+    let s = harness::fmt::sig3;
+    let gate = c.gate_ns.map_or("no gate".into(), |g| {
+        format!("gate {} ns, {} beyond it", s(g), c.beyond_gate)
+    });
+    format!(
+        "{}–{} ns (median {}; {gate})",
+        s(c.min_ns),
+        s(c.max_ns),
+        s(c.median_ns)
+    )
+}
+
 fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitCode> {
     if !(within.is_finite() && within >= 0.0) {
         bail!("--within must be a percentage of zero or more, not {within}");
@@ -513,6 +620,18 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                     harness::fmt::sig3(y.estimate.point_ns),
                     change * 100.0,
                     if agrees { "" } else { "  <- apart" }
+                );
+            }
+            let (ca, cb) = (
+                cores_apart(&file_a, info.name),
+                cores_apart(&file_b, info.name),
+            );
+            if ca.is_some() || cb.is_some() {
+                println!(
+                    "{:<16} round trip between two cores: a {}, b {}",
+                    info.name,
+                    describe_apart(ca.as_ref()),
+                    describe_apart(cb.as_ref())
                 );
             }
             for x in &ha.verdicts {

@@ -131,8 +131,14 @@ impl Progress {
         let chapter = self.chapter.clone();
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_millis(100).min(limit));
-            let (step, since) = current.lock().unwrap().clone();
-            if since.elapsed() > limit {
+            // Copy the step's name only when it overran: the alloc-probe
+            // chapter counts every live byte on the heap, and a copy made
+            // every tick would land in the middle of its counts.
+            let overran = {
+                let current = current.lock().unwrap();
+                (current.1.elapsed() > limit).then(|| current.0.clone())
+            };
+            if let Some(step) = overran {
                 say(format_args!(
                     "\nerror: {chapter}: step \"{step}\" ran longer than {} s and was stopped; \
                      no results were written and earlier results are untouched",

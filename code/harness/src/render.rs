@@ -192,6 +192,10 @@ fn status_notes<D>(book: &Book<D>) -> String {
     out
 }
 
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 pub fn provenance_card<D>(run: &Run<D>) -> String {
     let p = &run.provenance;
     let m = &p.machine;
@@ -219,6 +223,29 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
                 m.cores
             )
         });
+    let apart = p
+        .cores_apart
+        .as_ref()
+        .map_or("not recorded".to_string(), |c| {
+            let s = crate::fmt::sig3;
+            let gate = match c.gate_ns {
+                None => "no gate".to_string(),
+                Some(g) => format!(
+                    "gate {} ns: waited {:.0} s, measured {} again, kept {} beyond it",
+                    s(g),
+                    c.waited_s,
+                    plural(c.remeasured, "timing"),
+                    c.beyond_gate
+                ),
+            };
+            format!(
+                "{}–{} ns (median {} ns), checked before and after each of {}; {gate}",
+                s(c.min_ns),
+                s(c.max_ns),
+                s(c.median_ns),
+                plural(c.timings, "timing")
+            )
+        });
     let rows = [
         ("Machine", m.id.clone()),
         ("CPU", m.cpu.clone()),
@@ -233,6 +260,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("Wall time", format!("{:.1} s", p.wall_time_s)),
         ("Load average at start", load),
         ("Other work at start", busy),
+        ("Round trip between two cores", apart),
         ("Fingerprint", p.fingerprint.clone()),
     ];
     let mut out = format!(

@@ -32,6 +32,11 @@ pub struct Provenance {
     /// (`machine::busy_cores`); absent from files made before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy_cores_at_start: Option<f64>,
+    /// How far apart the cores were around each timing, and the gate the
+    /// timings waited at (`cores`); absent from files made before it existed
+    /// and from runs on one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_apart: Option<crate::cores::CoresApart>,
 }
 
 impl Provenance {
@@ -212,6 +217,7 @@ mod tests {
                 wall_time_s: 1.5,
                 load_average_at_start: Some(0.25),
                 busy_cores_at_start: Some(0.05),
+                cores_apart: None,
             },
             vec![1, 2, 3],
         )

@@ -358,7 +358,7 @@ impl From<Stat> for Estimate {
 
 /// Times `routine` with criterion and returns its estimates. `id` must be
 /// unique within `scratch` (criterion files results under it).
-pub fn measure<F>(scratch: &Path, sampling: Sampling, id: &str, routine: F) -> Result<Timing>
+pub fn measure<F>(scratch: &Path, sampling: Sampling, id: &str, mut routine: F) -> Result<Timing>
 where
     F: FnMut(&mut Bencher<'_>),
 {
@@ -370,17 +370,25 @@ where
     {
         anyhow::bail!("timing id {id:?} must be letters, digits, '-', '_' or '.'");
     }
-    let mut c = criterion(scratch, sampling);
-    if sampling.flat {
-        let mut group = c.benchmark_group(id);
-        group.sampling_mode(criterion::SamplingMode::Flat);
-        group.bench_function(FLAT_FUNCTION, routine);
-        group.finish();
-        read_timing(&scratch.join(id), FLAT_FUNCTION)
-    } else {
-        c.bench_function(id, routine);
-        read_timing(scratch, id)
-    }
+    // Between checks of how far apart the cores are, and under this run's
+    // gate (see `cores`): a timing that met a far spell is measured again.
+    crate::cores::gated(
+        crate::cores::current_gate(),
+        crate::cores::round_trip_ns,
+        || {
+            let mut c = criterion(scratch, sampling);
+            if sampling.flat {
+                let mut group = c.benchmark_group(id);
+                group.sampling_mode(criterion::SamplingMode::Flat);
+                group.bench_function(FLAT_FUNCTION, &mut routine);
+                group.finish();
+                read_timing(&scratch.join(id), FLAT_FUNCTION)
+            } else {
+                c.bench_function(id, &mut routine);
+                read_timing(scratch, id)
+            }
+        },
+    )
 }
 
 /// The function name of a flat-mode benchmark inside its group (the group

@@ -42,6 +42,18 @@ fn unknown_chapters_are_named_and_nothing_runs() {
 }
 
 #[test]
+fn a_core_gate_that_is_not_a_round_trip_is_refused_before_measuring() {
+    let (dir, file) = results_with_a_file();
+    for bad in ["fast", "-3", "0"] {
+        let arg = format!("--core-gate={bad}");
+        let out = harness(&["measure", "alloc-probe", &arg], dir.path());
+        refused(&out, "--core-gate");
+        refused(&out, "is not a round trip in nanoseconds");
+    }
+    assert_eq!(fs::read_to_string(file).unwrap(), "precious");
+}
+
+#[test]
 fn unknown_profiles_are_named() {
     let (dir, _) = results_with_a_file();
     refused(

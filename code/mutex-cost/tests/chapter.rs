@@ -125,6 +125,32 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
 
 /// mdBook includes nothing, silently, for a missing anchor: fail here instead.
 #[test]
+fn every_timing_of_a_run_is_checked_for_how_far_apart_the_cores_were() {
+    let p = &smoke_file().provenance;
+    if p.machine.cores < 2 {
+        assert_eq!(p.cores_apart, None, "one core has no second core to check");
+        return;
+    }
+    let c = p
+        .cores_apart
+        .as_ref()
+        .expect("a run on two cores records its checks");
+    // Smoke runs ignore machines.toml's gate: they only exercise the code.
+    assert_eq!(c.gate_ns, None);
+    assert_eq!((c.beyond_gate, c.remeasured, c.waited_s), (0, 0, 0.0));
+    // Two timings (join_all and spawned) per variant, size and repeat at
+    // least, and up to two checks each (a check the busy test runner starved
+    // is skipped).
+    let plan = mutex_cost::Plan::for_profile(Profile::Smoke);
+    assert!(c.timings >= 2 * Variant::ALL.len() * plan.repeats, "{c:?}");
+    assert!(c.checks > 0 && c.checks <= 2 * c.timings, "{c:?}");
+    assert!(
+        0.0 < c.min_ns && c.min_ns <= c.median_ns && c.median_ns <= c.max_ns,
+        "{c:?}"
+    );
+}
+
+#[test]
 fn every_listing_on_the_page_has_a_non_empty_anchor() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let page = crate_dir.join("../../src/mutex-cost.md");

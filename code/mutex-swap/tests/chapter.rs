@@ -35,6 +35,7 @@ fn book_of(data: Data) -> Book<Data> {
                 wall_time_s: 0.0,
                 load_average_at_start: None,
                 busy_cores_at_start: None,
+                cores_apart: None,
             },
             data,
             stale: false,

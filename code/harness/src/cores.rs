@@ -1,0 +1,551 @@
+//! How far apart two of the machine's cores are right now, measured as the
+//! round trip of one cache line between two spinning threads, and a gate
+//! that holds every timing back until they are close.
+//!
+//! On a virtual machine the hypervisor chooses the host cores the guest's
+//! vCPUs run on, and it moves them while the guest runs. The 2-core VM the
+//! book was first measured on answered this ping-pong in 80–330 ns most of
+//! the time and in about 400 ns for spells of seconds to minutes. Code that
+//! hands work between threads on every operation (an actor behind a channel,
+//! say) ran nearly twice as slowly in those spells, while code that stays on
+//! one thread did not notice. Two runs that met different spells then
+//! disagree about a ratio by far more than their intervals allow. Checking
+//! the round trip before and after every timing records which spell each
+//! one met; a gate (`machines.toml`, or `harness measure --core-gate`)
+//! makes the timings wait for the close spell, so that every run measures
+//! the same machine.
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Round trips per batch and batches per check; a check reports the median
+/// batch, so one interrupted batch does not move it.
+const TRIPS: u64 = 4_000;
+const BATCHES: usize = 7;
+/// A check that runs longer than this gives up: the partner thread is not
+/// getting a core of its own (the machine is busy, or has one core).
+const CHECK_LIMIT: Duration = Duration::from_millis(250);
+/// Pause between checks while waiting at the gate.
+const RECHECK: Duration = Duration::from_millis(200);
+/// After the gate gave up once, later timings wait only this long (until a
+/// check passes again), so a machine stuck in a far spell costs one long
+/// wait per run, not one per timing.
+const SHORT_PATIENCE: Duration = Duration::from_secs(2);
+/// Times a timing is measured again when the cores drifted apart during it.
+const RETRIES: usize = 2;
+
+/// Environment variables through which `harness measure` hands the gate to
+/// a chapter's process (and tests set it directly).
+pub const GATE_ENV: &str = "BOOK_CORE_GATE_NS";
+pub const PATIENCE_ENV: &str = "BOOK_CORE_GATE_WAIT_S";
+/// How long a timing waits at the gate unless `PATIENCE_ENV` says otherwise.
+pub const DEFAULT_PATIENCE: Duration = Duration::from_secs(60);
+
+/// Nanoseconds for one round trip of a cache line between this thread and a
+/// partner, both spinning; with both busy, the OS puts them on different
+/// cores. `None` on a one-core machine or when the partner could not get a
+/// core in time.
+pub fn round_trip_ns() -> Option<f64> {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return None;
+    }
+    let line = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let partner = {
+        let (line, stop) = (Arc::clone(&line), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            // Answers every odd value with the next even one.
+            while !stop.load(Ordering::Relaxed) {
+                let v = line.load(Ordering::Acquire);
+                if v % 2 == 1 {
+                    line.store(v + 1, Ordering::Release);
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        })
+    };
+    let started = Instant::now();
+    let mut batches = Vec::with_capacity(BATCHES);
+    let mut v = 0u64;
+    'check: for _ in 0..BATCHES {
+        let batch = Instant::now();
+        for _ in 0..TRIPS {
+            line.store(v + 1, Ordering::Release);
+            let mut spins = 0u32;
+            while line.load(Ordering::Acquire) != v + 2 {
+                spins = spins.wrapping_add(1);
+                if spins % 4096 == 0 && started.elapsed() > CHECK_LIMIT {
+                    break 'check;
+                }
+                std::hint::spin_loop();
+            }
+            v += 2;
+        }
+        batches.push(batch.elapsed().as_nanos() as f64 / TRIPS as f64);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = partner.join();
+    (batches.len() == BATCHES).then(|| median(&mut batches))
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Timings start only when a check finds the round trip at or below
+/// `limit_ns`, waiting up to `patience` for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gate {
+    pub limit_ns: f64,
+    pub patience: Duration,
+}
+
+/// Reads a gate value as given on the command line, in `machines.toml` or
+/// in `GATE_ENV`: a round trip in nanoseconds, or `none`.
+pub fn parse_limit(value: &str) -> Result<Option<f64>> {
+    let v = value.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    match v.parse::<f64>() {
+        Ok(ns) if ns.is_finite() && ns > 0.0 => Ok(Some(ns)),
+        _ => bail!("{v:?} is not a round trip in nanoseconds (a positive number) or \"none\""),
+    }
+}
+
+/// What `machines.toml` says about one machine.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSettings {
+    /// The gate for this machine (see the module docs), in nanoseconds.
+    pub core_gate_ns: Option<f64>,
+}
+
+/// The settings `machines_file` holds for `machine_id` (none if the file or
+/// the entry is missing). A file that does not parse is an error naming it.
+pub fn machine_settings(machines_file: &Path, machine_id: &str) -> Result<MachineSettings> {
+    let text = match std::fs::read_to_string(machines_file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Default::default()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read {}", machines_file.display()))
+        }
+    };
+    let mut all: std::collections::BTreeMap<String, MachineSettings> = toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid machines file", machines_file.display()))?;
+    let settings = all.remove(machine_id).unwrap_or_default();
+    if let Some(ns) = settings.core_gate_ns {
+        if !(ns.is_finite() && ns > 0.0) {
+            bail!(
+                "{}: core_gate_ns for {machine_id} must be a positive number of nanoseconds",
+                machines_file.display()
+            );
+        }
+    }
+    Ok(settings)
+}
+
+/// `code/machines.toml`: measuring conditions per machine id.
+pub fn machines_file() -> std::path::PathBuf {
+    crate::code_dir().join("machines.toml")
+}
+
+/// The gate this process measures under: `GATE_ENV` when set (that is how
+/// `harness measure` passes on `--core-gate`), else this machine's entry in
+/// `machines.toml`, else none.
+pub fn gate_for(machine_id: &str) -> Result<Option<Gate>> {
+    let limit = match std::env::var(GATE_ENV) {
+        Ok(v) => parse_limit(&v).with_context(|| format!("{GATE_ENV}={v}"))?,
+        Err(std::env::VarError::NotPresent) => {
+            machine_settings(&machines_file(), machine_id)?.core_gate_ns
+        }
+        Err(e) => bail!("{GATE_ENV}: {e}"),
+    };
+    let patience = match std::env::var(PATIENCE_ENV) {
+        Ok(v) => {
+            let secs: f64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                .with_context(|| format!("{PATIENCE_ENV}={v} is not a number of seconds"))?;
+            Duration::from_secs_f64(secs)
+        }
+        Err(_) => DEFAULT_PATIENCE,
+    };
+    Ok(limit.map(|limit_ns| Gate { limit_ns, patience }))
+}
+
+/// What a run's checks found, kept in its provenance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CoresApart {
+    /// The gate the timings waited for, in nanoseconds; `None` without one.
+    pub gate_ns: Option<f64>,
+    /// Timings kept.
+    pub timings: usize,
+    /// Checks just before and just after each kept timing, and what they found.
+    pub checks: usize,
+    pub min_ns: f64,
+    pub median_ns: f64,
+    pub max_ns: f64,
+    /// Kept timings that started or ended with the cores beyond the gate
+    /// (the wait gave up, or the retries ran out). Always 0 without a gate.
+    pub beyond_gate: usize,
+    /// Timings thrown away and measured again because the cores drifted
+    /// beyond the gate while they ran.
+    pub remeasured: usize,
+    /// Seconds spent waiting at the gate.
+    pub waited_s: f64,
+}
+
+impl CoresApart {
+    /// The largest round trip over the smallest: how much the machine moved.
+    pub fn spread(&self) -> f64 {
+        self.max_ns / self.min_ns
+    }
+}
+
+#[derive(Default)]
+struct Log {
+    gate: Option<Gate>,
+    at_timings: Vec<f64>,
+    timings: usize,
+    beyond_gate: usize,
+    remeasured: usize,
+    waited: Duration,
+    gave_up: bool,
+}
+
+static LOG: Mutex<Option<Log>> = Mutex::new(None);
+
+fn with_log<T>(f: impl FnOnce(&mut Log) -> T) -> T {
+    let mut guard = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    f(guard.get_or_insert_with(Log::default))
+}
+
+/// Starts a fresh record for one run under `gate`.
+pub fn start_run(gate: Option<Gate>) {
+    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Log {
+        gate,
+        ..Log::default()
+    });
+}
+
+/// The gate of the run under way; none outside a run.
+pub fn current_gate() -> Option<Gate> {
+    with_log(|l| l.gate)
+}
+
+/// What the run's checks found since `start_run`; `None` if no check could
+/// be made (one core) or nothing was timed.
+pub fn finish_run() -> Option<CoresApart> {
+    let log = LOG.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+    if log.at_timings.is_empty() {
+        return None;
+    }
+    let mut values = log.at_timings.clone();
+    Some(CoresApart {
+        gate_ns: log.gate.map(|g| g.limit_ns),
+        timings: log.timings,
+        checks: values.len(),
+        min_ns: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max_ns: values.iter().copied().fold(0.0, f64::max),
+        median_ns: median(&mut values),
+        beyond_gate: log.beyond_gate,
+        remeasured: log.remeasured,
+        waited_s: log.waited.as_secs_f64(),
+    })
+}
+
+/// Before a timing: one check, and under a gate, more until the round trip
+/// is within it or the patience runs out. Returns the last check and
+/// whether the timing starts within the gate (always, without one).
+fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Option<f64>, bool) {
+    let Some(gate) = gate else {
+        return (check(), true);
+    };
+    let patience = if with_log(|l| l.gave_up) {
+        gate.patience.min(SHORT_PATIENCE)
+    } else {
+        gate.patience
+    };
+    let started = Instant::now();
+    loop {
+        let ns = check();
+        // A check that could not be made says nothing either way: go ahead.
+        let within = ns.is_none_or(|ns| ns <= gate.limit_ns);
+        let out_of_patience = started.elapsed() >= patience;
+        if within || out_of_patience {
+            with_log(|l| {
+                l.waited += started.elapsed();
+                l.gave_up = !within;
+            });
+            return (ns, within);
+        }
+        std::thread::sleep(RECHECK);
+    }
+}
+
+/// Runs `timed` between checks of the cores, waiting at the gate first and
+/// measuring again (up to `RETRIES` times) when the cores drifted beyond it
+/// while it ran. `check` is `round_trip_ns` outside tests.
+pub fn gated<T>(
+    gate: Option<Gate>,
+    mut check: impl FnMut() -> Option<f64>,
+    mut timed: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    let mut attempt = 0;
+    loop {
+        let (before, started_within) = settle(gate, &mut check);
+        let out = timed()?;
+        let after = check();
+        let ended_within = match (gate, after) {
+            (Some(g), Some(ns)) => ns <= g.limit_ns,
+            _ => true,
+        };
+        if started_within && !ended_within && attempt < RETRIES {
+            attempt += 1;
+            with_log(|l| l.remeasured += 1);
+            continue;
+        }
+        with_log(|l| {
+            l.timings += 1;
+            l.at_timings.extend(before.into_iter().chain(after));
+            if !(started_within && ended_within) {
+                l.beyond_gate += 1;
+            }
+        });
+        return Ok(out);
+    }
+}
+
+/// A gate a survey of round trips suggests: when they fall into a close
+/// group and a far one (each at least 5 % of the checks, the far one
+/// starting at least 12 % above the close one's top), the geometric middle
+/// of that gap. `None` when the checks show no such gap.
+pub fn suggest_gate(checks: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = checks.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let least = (n / 20).max(3);
+    if n < 2 * least {
+        return None;
+    }
+    (least - 1..n - least)
+        .map(|i| (v[i + 1] / v[i], i))
+        .filter(|(ratio, _)| *ratio >= 1.12)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, i)| (v[i] * v[i + 1]).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serialises the tests that use the process-wide log.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn gate(limit_ns: f64, patience_ms: u64) -> Option<Gate> {
+        Some(Gate {
+            limit_ns,
+            patience: Duration::from_millis(patience_ms),
+        })
+    }
+
+    /// A check that returns the given round trips in turn, then the last forever.
+    fn script(values: &[f64]) -> impl FnMut() -> Option<f64> {
+        let values = values.to_vec();
+        let mut i = 0;
+        move || {
+            let v = values[i.min(values.len() - 1)];
+            i += 1;
+            Some(v)
+        }
+    }
+
+    #[test]
+    fn a_real_check_measures_a_round_trip() {
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+            assert_eq!(round_trip_ns(), None);
+            return;
+        }
+        // Either a plausible round trip (tens of ns to tens of µs), or none
+        // when the test runner kept the other core busy.
+        if let Some(ns) = round_trip_ns() {
+            assert!((5.0..100_000.0).contains(&ns), "round trip {ns} ns");
+        }
+    }
+
+    #[test]
+    fn without_a_gate_timings_run_at_once_and_record_both_checks() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(None);
+        let mut runs = 0;
+        let out = gated(None, script(&[200.0, 410.0]), || {
+            runs += 1;
+            Ok(7)
+        })
+        .unwrap();
+        assert_eq!((out, runs), (7, 1));
+        let found = finish_run().unwrap();
+        assert_eq!(found.gate_ns, None);
+        assert_eq!((found.timings, found.checks), (1, 2));
+        assert_eq!((found.min_ns, found.max_ns), (200.0, 410.0));
+        assert_eq!((found.beyond_gate, found.remeasured), (0, 0));
+        assert!((found.spread() - 2.05).abs() < 1e-9);
+        // Nothing recorded since: nothing to report.
+        assert_eq!(finish_run(), None);
+    }
+
+    #[test]
+    fn the_gate_waits_for_close_cores_and_remeasures_a_timing_they_left() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(gate(330.0, 10_000));
+        let mut runs = 0;
+        // Far twice (wait), close (start), far after (measure again), close
+        // before and after the second attempt.
+        let check = script(&[400.0, 390.0, 250.0, 405.0, 240.0, 260.0]);
+        gated(gate(330.0, 10_000), check, || {
+            runs += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, 2);
+        let found = finish_run().unwrap();
+        assert_eq!(found.gate_ns, Some(330.0));
+        assert_eq!(
+            (found.timings, found.remeasured, found.beyond_gate),
+            (1, 1, 0)
+        );
+        // Only the kept timing's checks count.
+        assert_eq!(
+            (found.checks, found.min_ns, found.max_ns),
+            (2, 240.0, 260.0)
+        );
+        assert!(found.waited_s >= 2.0 * RECHECK.as_secs_f64() * 0.9);
+    }
+
+    #[test]
+    fn a_gate_that_is_never_met_gives_up_and_says_so() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(gate(100.0, 300));
+        let mut runs = 0;
+        for _ in 0..2 {
+            gated(gate(100.0, 300), script(&[400.0]), || {
+                runs += 1;
+                Ok(())
+            })
+            .unwrap();
+        }
+        // Started beyond the gate: no retries, kept and counted.
+        assert_eq!(runs, 2);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.timings, found.beyond_gate, found.remeasured),
+            (2, 2, 0)
+        );
+        assert!(
+            found.waited_s >= 0.3 && found.waited_s < 5.0,
+            "{}",
+            found.waited_s
+        );
+    }
+
+    #[test]
+    fn retries_run_out_and_the_last_attempt_is_kept() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(gate(330.0, 1_000));
+        let mut runs = 0;
+        // Close before, far after, every time.
+        let mut flip = false;
+        let check = move || {
+            flip = !flip;
+            Some(if flip { 200.0 } else { 450.0 })
+        };
+        gated(gate(330.0, 1_000), check, || {
+            runs += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, 1 + RETRIES);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.timings, found.remeasured, found.beyond_gate),
+            (1, RETRIES, 1)
+        );
+    }
+
+    #[test]
+    fn a_failed_timing_is_an_error_not_a_retry() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(None);
+        let err = gated(None, script(&[200.0]), || -> Result<()> { bail!("boom") }).unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        assert_eq!(finish_run(), None);
+    }
+
+    #[test]
+    fn gate_values_parse_or_fail_clearly() {
+        assert_eq!(parse_limit("330").unwrap(), Some(330.0));
+        assert_eq!(parse_limit(" none ").unwrap(), None);
+        assert_eq!(parse_limit("").unwrap(), None);
+        for bad in ["-5", "0", "fast", "NaN", "inf"] {
+            let err = parse_limit(bad).unwrap_err().to_string();
+            assert!(err.contains("not a round trip"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn machines_files_name_themselves_when_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("machines.toml");
+        // Missing file or entry: no settings.
+        assert_eq!(
+            machine_settings(&file, "m").unwrap(),
+            MachineSettings::default()
+        );
+        std::fs::write(&file, "[m]\ncore_gate_ns = 330\n[other]\n").unwrap();
+        assert_eq!(
+            machine_settings(&file, "m").unwrap().core_gate_ns,
+            Some(330.0)
+        );
+        assert_eq!(
+            machine_settings(&file, "nobody").unwrap().core_gate_ns,
+            None
+        );
+        for bad in [
+            "[m]\ncore_gate = 330\n",
+            "[m]\ncore_gate_ns = -1\n",
+            "not toml [",
+        ] {
+            std::fs::write(&file, bad).unwrap();
+            let err = format!("{:#}", machine_settings(&file, "m").unwrap_err());
+            assert!(err.contains("machines.toml"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_survey_with_two_groups_suggests_a_gate_between_them() {
+        let mut checks: Vec<f64> = (0..60).map(|i| 80.0 + 4.0 * i as f64).collect(); // 80–316
+        checks.extend((0..20).map(|i| 370.0 + i as f64)); // 370–389
+        let g = suggest_gate(&checks).unwrap();
+        assert!(g > 316.0 && g < 370.0, "{g}");
+        // One group only, or too few far checks to call a group: no gate.
+        assert_eq!(suggest_gate(&checks[..60]), None);
+        let mut lonely = checks[..60].to_vec();
+        lonely.push(900.0);
+        assert_eq!(suggest_gate(&lonely), None);
+        assert_eq!(suggest_gate(&[]), None);
+    }
+}
