@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::backpressure::{self, Latencies};
 use crate::sweep::{self, MemcpyPoint};
 use crate::{
-    backpressure_messages, sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT,
-    PAYLOAD_SIZES, TASKS,
+    backpressure_messages, sweep_repeats, sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY,
+    HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
 
 pub struct ChannelLatency;
@@ -27,10 +27,19 @@ pub struct SweepSetup {
     pub capacity: usize,
     pub sizes: Vec<usize>,
     pub runtime: String,
+    /// Criterion's samples per repeat (see `repeats`).
     pub samples: usize,
     pub warm_up_ms: u64,
     pub measurement_ms: u64,
     pub pointer_width_bits: usize,
+    /// Interleaved runs of every point, pooled (`sweep_repeats`); 1 in files
+    /// made before repeats.
+    #[serde(default = "one")]
+    pub repeats: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// How experiment B was run.
@@ -282,35 +291,46 @@ impl Chapter for ChannelLatency {
 
 fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
     let sampling = sweep_sampling(profile);
+    let repeats = sweep_repeats(profile);
     let per_point = backpressure_messages(profile);
     let scratch = tempfile::tempdir().context("creating criterion's scratch folder")?;
     let rt = sweep::current_thread_runtime()?;
-    let sweep_steps = PAYLOAD_SIZES.len() * (Variant::ALL.len() * Carry::ALL.len() + 1);
+    let per_size = Variant::ALL.len() * Carry::ALL.len() + 1;
+    let sweep_steps = PAYLOAD_SIZES.len() * repeats * per_size;
     let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len();
     progress.set_total((sweep_steps + bp_steps) as u64);
 
     let mut points = Vec::new();
     let mut memcpy = Vec::new();
     for bytes in PAYLOAD_SIZES {
-        for variant in Variant::ALL {
-            for carry in Carry::ALL {
-                progress.step(format_args!(
-                    "A: {} {} {bytes} B",
-                    variant.label(),
-                    carry.id()
-                ));
-                points.push(sweep::measure_point(
-                    variant,
-                    carry,
-                    bytes,
-                    &rt,
-                    scratch.path(),
-                    sampling,
-                )?);
+        // Every variant once per pass, `repeats` passes, then pool.
+        let mut parts: Vec<Vec<sweep::Point>> = vec![Vec::new(); per_size - 1];
+        let mut floors = Vec::new();
+        for repeat in 1..=repeats {
+            let mut slot = parts.iter_mut();
+            for variant in Variant::ALL {
+                for carry in Carry::ALL {
+                    progress.step(format_args!(
+                        "A: {} {} {bytes} B (repeat {repeat} of {repeats})",
+                        variant.label(),
+                        carry.id()
+                    ));
+                    let point =
+                        sweep::measure_point(variant, carry, bytes, &rt, scratch.path(), sampling)?;
+                    slot.next()
+                        .expect("a slot per variant and carry")
+                        .push(point);
+                }
             }
+            progress.step(format_args!(
+                "A: memcpy {BURST} x {bytes} B (repeat {repeat} of {repeats})"
+            ));
+            floors.push(sweep::measure_memcpy(bytes, scratch.path(), sampling)?);
         }
-        progress.step(format_args!("A: memcpy {} x {bytes} B", BURST));
-        memcpy.push(sweep::measure_memcpy(bytes, scratch.path(), sampling)?);
+        for repeats_of_one in parts {
+            points.push(sweep::Point::pooled(repeats_of_one)?);
+        }
+        memcpy.push(MemcpyPoint::pooled(floors)?);
     }
     drop(rt);
 
@@ -345,6 +365,7 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
             warm_up_ms: sampling.warm_up.as_millis() as u64,
             measurement_ms: sampling.measurement.as_millis() as u64,
             pointer_width_bits: usize::BITS as usize,
+            repeats,
         },
         points,
         memcpy,
@@ -627,7 +648,8 @@ fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
     let sampling = |p: Profile| {
         let s = sweep_sampling(p);
         format!(
-            "{} samples, {} ms warm-up, {} ms measuring",
+            "{} × ({} samples, {} ms warm-up, {} ms measuring), interleaved",
+            sweep_repeats(p),
             s.samples,
             s.warm_up.as_millis(),
             s.measurement.as_millis()
@@ -1190,8 +1212,8 @@ fn sampling(book: &Book<Data>) -> Result<Vec<Block>> {
             machine_of(run),
             run.provenance.profile.to_string(),
             format!(
-                "{} samples, {} ms warm-up, {} ms measuring",
-                d.sweep.samples, d.sweep.warm_up_ms, d.sweep.measurement_ms
+                "{} × ({} samples, {} ms warm-up, {} ms measuring)",
+                d.sweep.repeats, d.sweep.samples, d.sweep.warm_up_ms, d.sweep.measurement_ms
             ),
             format!("±{:.1} %", at(0.5)),
             format!("±{:.1} %", at(0.9)),

@@ -117,15 +117,25 @@ impl Carry {
     }
 }
 
-/// Criterion's sampling for every point of experiment A. The published run
-/// used 50 samples x 3 s; these are much cheaper, and the page shows the
-/// confidence intervals they buy.
+/// Criterion's sampling for one repeat of one point of experiment A. The
+/// published run used 50 samples x 3 s; these are much cheaper, and the page
+/// shows the confidence intervals they buy.
 pub fn sweep_sampling(profile: Profile) -> Sampling {
     profile.pick(
         Sampling::new(10, 10, 30),
-        Sampling::new(20, 100, 400),
-        Sampling::new(50, 500, 2000),
+        Sampling::new(10, 25, 100),
+        Sampling::new(10, 100, 400),
     )
+}
+
+/// How many times each point of experiment A is measured, one size at a
+/// time, every variant once per pass, each time on a new channel: a slow
+/// spell of the machine then lands on every variant it compares instead of
+/// on one of them, and the repeats-first bootstrap widens the intervals
+/// when repeats disagree. Per point, the quick and full profiles take as
+/// long as one run of twice as many samples and of the same number did.
+pub fn sweep_repeats(profile: Profile) -> usize {
+    profile.pick(1, 4, 5)
 }
 
 /// Producer-task counts and channel bounds of experiment B (the published grid).

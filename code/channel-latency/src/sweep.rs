@@ -44,11 +44,50 @@ pub struct Point {
     pub message_size: usize,
 }
 
+impl Point {
+    /// Repeats of one point (each its own criterion run on its own channel)
+    /// as one point: samples pooled by `Timing::pooled`, bursts added up.
+    pub fn pooled(parts: Vec<Point>) -> Result<Point> {
+        let first = parts.first().context("no repeats to pool")?.clone();
+        ensure!(
+            parts.iter().all(|p| p.variant == first.variant
+                && p.carry == first.carry
+                && p.bytes == first.bytes
+                && p.message_size == first.message_size),
+            "repeats of different points cannot be pooled"
+        );
+        let bursts_checked = parts.iter().map(|p| p.bursts_checked).sum();
+        // Polls per burst are a property of the code, not of the run; keep
+        // the most any repeat saw, so a difference could not hide.
+        let polls_per_burst = parts.iter().filter_map(|p| p.polls_per_burst).max();
+        let timing = Timing::pooled(parts.into_iter().map(|p| p.timing).collect())?;
+        Ok(Point {
+            timing,
+            bursts_checked,
+            polls_per_burst,
+            ..first
+        })
+    }
+}
+
 /// The copy floor at one size: one `memcpy` of `BURST * bytes` bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemcpyPoint {
     pub bytes: usize,
     pub timing: Timing,
+}
+
+impl MemcpyPoint {
+    /// Repeats of one copy floor as one point (see `Point::pooled`).
+    pub fn pooled(parts: Vec<MemcpyPoint>) -> Result<MemcpyPoint> {
+        let bytes = parts.first().context("no repeats to pool")?.bytes;
+        ensure!(
+            parts.iter().all(|p| p.bytes == bytes),
+            "repeats of different copy floors cannot be pooled"
+        );
+        let timing = Timing::pooled(parts.into_iter().map(|p| p.timing).collect())?;
+        Ok(MemcpyPoint { bytes, timing })
+    }
 }
 
 /// A channel driven synchronously, in one thread.

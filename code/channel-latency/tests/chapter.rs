@@ -199,3 +199,52 @@ fn damaged_files_are_rejected_with_the_reason() {
     let err = format!("{:#}", check_file::<ChannelLatency>(&junk).unwrap_err());
     assert!(err.contains("not valid JSON"), "{err}");
 }
+
+#[test]
+fn repeats_of_a_point_pool_into_one_and_mismatches_are_refused() {
+    use channel_latency::sweep::{MemcpyPoint, Point};
+    let data = &smoke().data;
+    assert_eq!(
+        data.sweep.repeats,
+        channel_latency::sweep_repeats(Profile::Smoke)
+    );
+    let one = data.points[0].clone();
+    // Smoke runs measure once: each point is a single repeat or a pool of one.
+    assert!(one.timing.repeats.len() <= 1, "{:?}", one.timing.repeats);
+    let single = Point {
+        timing: harness::timing::Timing {
+            repeats: Vec::new(),
+            ..one.timing.clone()
+        },
+        ..one.clone()
+    };
+    let mut other = single.clone();
+    other.timing.per_sample_ns = vec![1.0; 12];
+    other.timing.samples = 12;
+    other.bursts_checked = 5;
+    let pooled = Point::pooled(vec![single.clone(), other.clone()]).unwrap();
+    let n = single.timing.per_sample_ns.len();
+    assert_eq!(pooled.timing.repeats, vec![n, 12]);
+    assert_eq!(pooled.timing.per_sample_ns.len(), n + 12);
+    assert_eq!(pooled.bursts_checked, single.bursts_checked + 5);
+    assert_eq!(
+        (pooled.variant.as_str(), pooled.bytes),
+        (one.variant.as_str(), one.bytes)
+    );
+
+    let mut foreign = other.clone();
+    foreign.bytes *= 2;
+    let err = Point::pooled(vec![single.clone(), foreign]).unwrap_err();
+    assert!(err.to_string().contains("different points"), "{err}");
+    assert!(Point::pooled(Vec::new()).is_err());
+
+    let floor = MemcpyPoint {
+        bytes: 8,
+        timing: single.timing.clone(),
+    };
+    let mut wide = floor.clone();
+    wide.bytes = 64;
+    assert!(MemcpyPoint::pooled(vec![floor.clone(), wide]).is_err());
+    let pooled = MemcpyPoint::pooled(vec![floor.clone(), floor]).unwrap();
+    assert_eq!(pooled.timing.repeats, vec![n, n]);
+}
