@@ -129,21 +129,21 @@ const CLAIMS: &[Claim] = &[
         id: "LAT-1",
         statement: "On x86-64, tokio mpsc and crossbeam-channel take about the same time at 1 KB and 4 KB payloads.",
         source: SWEEP_POST,
-        rule: "On each x86-64 machine, the tokio/crossbeam ratio of median burst times ([u8; N] payload) lies within 0.9 to 1.1 at both 1024 B and 4096 B; \
-               it does not hold if either ratio's 95 % interval lies wholly outside that range; otherwise inconclusive.",
+        rule: "On each x86-64 machine, the 95 % interval of the tokio/crossbeam ratio of median burst times ([u8; N] payload) lies wholly within 0.9 to 1.1 at both 1024 B and 4096 B; \
+               it does not hold if either ratio's interval lies wholly outside that range; otherwise inconclusive.",
     },
     Claim {
         id: "LAT-2",
         statement: "On x86-64, the smallest payload (8 B) shows the largest tokio/crossbeam ratio, about 1.9x.",
         source: SWEEP_POST,
-        rule: "On each x86-64 machine, the ratio at 8 B is the largest of the eight sizes and is at least 1.5; \
+        rule: "On each x86-64 machine, the ratio at 8 B is the largest of the eight sizes and is at least 1.5: it holds if the 8 B interval lies wholly above 1.5 and above every other size's interval; \
                it does not hold if another size's interval lies wholly above the 8 B interval, or the 8 B interval lies wholly below 1.5; otherwise inconclusive.",
     },
     Claim {
         id: "LAT-3",
         statement: "At 32 KB the tokio/crossbeam ratio settles near 1.3x on both architectures.",
         source: SWEEP_POST,
-        rule: "On each machine, the ratio at 32768 B lies within 1.15 to 1.45 (1.3 ± 0.15); it does not hold if its 95 % interval lies wholly outside; \
+        rule: "On each machine, the 95 % interval of the ratio at 32768 B lies wholly within 1.15 to 1.45 (1.3 ± 0.15); it does not hold if the interval lies wholly outside; \
                otherwise inconclusive. Both architectures need results.",
     },
     Claim {
@@ -1239,15 +1239,13 @@ fn ratio_or_err(run: &Run<Data>, bytes: usize) -> Result<Estimate> {
         .with_context(|| format!("{}: no tokio/crossbeam ratio at {bytes} B", run.machine()))
 }
 
-/// Holds when the point estimate lies in `lo..=hi`, does not hold when the
-/// whole interval lies outside it, and is inconclusive in between.
+/// Holds when the whole interval lies in `lo..=hi`, does not hold when it
+/// lies wholly outside, and is inconclusive when it straddles a bound.
 fn in_range(e: &Estimate, lo: f64, hi: f64) -> Outcome {
-    if (lo..=hi).contains(&e.point_ns) {
-        Outcome::Holds
-    } else if e.upper_ns < lo || e.lower_ns > hi {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
+    match e.within(lo, hi) {
+        Some(true) => Outcome::Holds,
+        Some(false) => Outcome::DoesNotHold,
+        None => Outcome::Inconclusive,
     }
 }
 
@@ -1282,7 +1280,8 @@ fn lat2(run: &Run<Data>) -> Result<Verdict> {
         .expect("eight sizes");
     let at8 = ratios[0].1;
     let clearly_larger = ratios[1..].iter().any(|(_, r)| r.lower_ns > at8.upper_ns);
-    let outcome = if top_bytes == PAYLOAD_SIZES[0] && at8.point_ns >= 1.5 {
+    let clearly_largest = ratios[1..].iter().all(|(_, r)| at8.lower_ns > r.upper_ns);
+    let outcome = if clearly_largest && at8.lower_ns >= 1.5 {
         Outcome::Holds
     } else if clearly_larger || at8.upper_ns < 1.5 {
         Outcome::DoesNotHold

@@ -248,3 +248,92 @@ fn repeats_of_a_point_pool_into_one_and_mismatches_are_refused() {
     let pooled = MemcpyPoint::pooled(vec![floor.clone(), floor]).unwrap();
     assert_eq!(pooled.timing.repeats, vec![n, n]);
 }
+
+/// Gives a point of the sweep exactly these per-sample times, with
+/// criterion-like estimates around their median.
+fn set_samples(data: &mut Data, variant: &str, bytes: usize, samples: &[f64]) {
+    let p = data
+        .points
+        .iter_mut()
+        .find(|p| p.variant == variant && p.carry == "array" && p.bytes == bytes)
+        .expect("the smoke run measures every variant and size");
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let e = harness::timing::Estimate {
+        point_ns: sorted[sorted.len() / 2],
+        lower_ns: sorted[0],
+        upper_ns: sorted[sorted.len() - 1],
+    };
+    p.timing = harness::timing::Timing {
+        mean: e,
+        median: e,
+        samples: samples.len(),
+        iterations: samples.len() as u64,
+        per_sample_ns: samples.to_vec(),
+        repeats: Vec::new(),
+    };
+    p.bursts_checked = p.bursts_checked.max(samples.len() as u64);
+}
+
+/// The verdicts page for a smoke run whose tokio/crossbeam ratios are set
+/// by `tokio_at(bytes)` (crossbeam takes 1000 ns everywhere).
+fn verdicts_with(tokio_at: impl Fn(usize) -> Vec<f64>) -> String {
+    let mut file = smoke().clone();
+    for bytes in channel_latency::PAYLOAD_SIZES {
+        set_samples(&mut file.data, "crossbeam", bytes, &[1000.0; 12]);
+        set_samples(&mut file.data, "tokio", bytes, &tokio_at(bytes));
+    }
+    let (_dir, store) = store_with(&[&file]);
+    render_exhibit::<ChannelLatency>("verdicts", &store).unwrap()
+}
+
+#[test]
+fn a_verdict_holds_only_when_its_whole_interval_says_so() {
+    if std::env::consts::ARCH != "x86_64" {
+        return; // LAT-1 and LAT-2 are about x86-64 machines.
+    }
+    let outcome = |page: &str, claim: &str| -> String {
+        let at = page
+            .find(&format!("data-claim=\"{claim}\">"))
+            .unwrap_or_else(|| panic!("no {claim} verdict in {page}"));
+        let rest = &page[at..];
+        rest[rest.find('>').unwrap() + 1..rest.find('<').unwrap()].to_string()
+    };
+    // A spread of samples whose median is `m` but whose interval is wide.
+    let spread =
+        |m: f64, step: f64| -> Vec<f64> { (0..13).map(|i| m + step * (i as f64 - 6.0)).collect() };
+
+    // 8 B clearly the largest ratio, 1 KiB and 4 KiB exactly 1.
+    let page = verdicts_with(|b| match b {
+        8 => vec![3000.0; 12],
+        1024 | 4096 => vec![1000.0; 12],
+        32768 => vec![1300.0; 12],
+        _ => vec![2000.0; 12],
+    });
+    assert_eq!(outcome(&page, "LAT-2"), "holds");
+    assert_eq!(outcome(&page, "LAT-1"), "holds");
+    assert_eq!(outcome(&page, "LAT-3"), "holds");
+
+    // 8 B still the largest point, but 64 B's interval reaches above it;
+    // 1 KiB's ratio is 1.0 and 32 KiB's 1.3, with intervals past the bounds.
+    let page = verdicts_with(|b| match b {
+        8 => vec![3000.0; 12],
+        64 => spread(2900.0, 50.0),
+        1024 => spread(1000.0, 50.0),
+        32768 => spread(1300.0, 150.0),
+        _ => vec![1000.0; 12],
+    });
+    assert_eq!(outcome(&page, "LAT-2"), "inconclusive");
+    assert_eq!(outcome(&page, "LAT-1"), "inconclusive");
+    assert_eq!(outcome(&page, "LAT-3"), "inconclusive");
+
+    // 64 B clearly above 8 B; 1 KiB wholly above 1.1.
+    let page = verdicts_with(|b| match b {
+        8 => vec![3000.0; 12],
+        64 => vec![4000.0; 12],
+        1024 => vec![1500.0; 12],
+        _ => vec![1000.0; 12],
+    });
+    assert_eq!(outcome(&page, "LAT-2"), "does not hold");
+    assert_eq!(outcome(&page, "LAT-1"), "does not hold");
+}

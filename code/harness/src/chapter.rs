@@ -444,8 +444,10 @@ pub fn measure_in_memory<C: Chapter>(
     let gate = gate_for(profile)?;
     if let Some(g) = gate {
         progress.note(format_args!(
-            "each timing waits (up to {} s) until two cores answer each other within {} ns",
+            "each timing waits (up to {} s, {} s in all) until two cores answer each other \
+             within {} ns",
             g.patience.as_secs(),
+            g.budget.as_secs(),
             g.limit_ns
         ));
     }
@@ -471,7 +473,12 @@ fn gate_for(profile: Profile) -> Result<Option<crate::cores::Gate>> {
     if profile == Profile::Smoke && std::env::var_os(crate::cores::GATE_ENV).is_none() {
         return Ok(None);
     }
-    crate::cores::gate_for(&Machine::detect().id)
+    crate::cores::gate_for(&Machine::detect().id, gate_budget(profile))
+}
+
+/// The most a chapter's run waits at the gate in all (`cores::Gate::budget`).
+fn gate_budget(profile: Profile) -> std::time::Duration {
+    std::time::Duration::from_secs(profile.pick(30, 30, 300))
 }
 
 /// Measures and writes this machine's results file. Refuses to start when the

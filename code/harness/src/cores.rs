@@ -104,11 +104,15 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// Timings start only when a check finds the round trip at or below
-/// `limit_ns`, waiting up to `patience` for it.
+/// `limit_ns`, waiting up to `patience` for it, and the whole run waits at
+/// most `budget`: after that, timings go ahead and count as beyond the gate
+/// when the cores are far, so a machine stuck apart cannot stretch a quick
+/// run into a long one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gate {
     pub limit_ns: f64,
     pub patience: Duration,
+    pub budget: Duration,
 }
 
 /// Reads a gate value as given on the command line, in `machines.toml` or
@@ -164,7 +168,7 @@ pub fn machines_file() -> std::path::PathBuf {
 /// The gate this process measures under: `GATE_ENV` when set (that is how
 /// `harness measure` passes on `--core-gate`), else this machine's entry in
 /// `machines.toml`, else none.
-pub fn gate_for(machine_id: &str) -> Result<Option<Gate>> {
+pub fn gate_for(machine_id: &str, budget: Duration) -> Result<Option<Gate>> {
     let limit = match std::env::var(GATE_ENV) {
         Ok(v) => parse_limit(&v).with_context(|| format!("{GATE_ENV}={v}"))?,
         Err(std::env::VarError::NotPresent) => {
@@ -184,7 +188,11 @@ pub fn gate_for(machine_id: &str) -> Result<Option<Gate>> {
         }
         Err(_) => DEFAULT_PATIENCE,
     };
-    Ok(limit.map(|limit_ns| Gate { limit_ns, patience }))
+    Ok(limit.map(|limit_ns| Gate {
+        limit_ns,
+        patience,
+        budget,
+    }))
 }
 
 /// What a run's checks found, kept in its provenance.
@@ -275,11 +283,13 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
     let Some(gate) = gate else {
         return (check(), true);
     };
-    let patience = if with_log(|l| l.gave_up) {
+    let (gave_up, waited) = with_log(|l| (l.gave_up, l.waited));
+    let patience = if gave_up {
         gate.patience.min(SHORT_PATIENCE)
     } else {
         gate.patience
-    };
+    }
+    .min(gate.budget.saturating_sub(waited));
     let started = Instant::now();
     loop {
         let ns = check();
@@ -360,6 +370,7 @@ mod tests {
         Some(Gate {
             limit_ns,
             patience: Duration::from_millis(patience_ms),
+            budget: Duration::from_secs(3600),
         })
     }
 
@@ -460,6 +471,32 @@ mod tests {
             "{}",
             found.waited_s
         );
+    }
+
+    #[test]
+    fn a_run_stops_waiting_when_its_budget_is_spent() {
+        let _s = SERIAL.lock().unwrap();
+        let g = Some(Gate {
+            limit_ns: 100.0,
+            patience: Duration::from_secs(60),
+            budget: Duration::from_millis(500),
+        });
+        start_run(g);
+        let started = Instant::now();
+        for _ in 0..5 {
+            gated(g, script(&[400.0]), || Ok(())).unwrap();
+        }
+        // Five timings under a gate never met: half a second of waiting in
+        // all, not a minute each.
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        let found = finish_run().unwrap();
+        assert!(
+            found.waited_s >= 0.5 && found.waited_s < 1.5,
+            "{}",
+            found.waited_s
+        );
+        assert_eq!((found.timings, found.beyond_gate), (5, 5));
     }
 
     #[test]

@@ -323,6 +323,11 @@ pub fn criterion(scratch: &Path, sampling: Sampling) -> Criterion {
         .warm_up_time(sampling.warm_up)
         .measurement_time(sampling.measurement)
         .without_plots()
+        // Criterion's own bootstrap (for its interval and, when an id is
+        // measured again in the same scratch folder, for the change since)
+        // runs after every timing; the book's figures are bootstrapped
+        // again from the samples (`bootstrap`), with as many resamples.
+        .nresamples(RESAMPLES)
 }
 
 #[derive(Deserialize)]
