@@ -624,20 +624,25 @@ fn cores_note(p: &Provenance) -> String {
     };
     match c.gate_ns {
         Some(gate) if c.beyond_gate > 0 => format!(
-            "{} of {} timings ran while two cores took longer than the gate of {} ns to              answer each other (up to {} ns), so figures that hand work between threads              may read slower than the rest of the run {LINK}. ",
+            "{} of {} timings ran while two cores took longer than the gate of {} ns to \
+             answer each other (up to {} ns), so figures that hand work between threads \
+             may read slower than the rest of the run {LINK}. ",
             c.beyond_gate,
             c.timings,
             crate::fmt::sig3(gate),
             crate::fmt::sig3(c.max_ns)
         ),
         Some(gate) => format!(
-            "Every timing started and ended with two cores answering each other within the              gate of {} ns ({}–{} ns) {LINK}. ",
+            "Every timing started and ended with two cores answering each other within the \
+             gate of {} ns ({}–{} ns) {LINK}. ",
             crate::fmt::sig3(gate),
             crate::fmt::sig3(c.min_ns),
             crate::fmt::sig3(c.max_ns)
         ),
         None if c.spread() > MOVED => format!(
-            "The round trip between two cores moved between {} and {} ns while the run              measured, and no gate held the timings to one of those spells, so figures that              hand work between threads mix them {LINK}. ",
+            "The round trip between two cores moved between {} and {} ns while the run \
+             measured, and no gate held the timings to one of those spells, so figures that \
+             hand work between threads mix them {LINK}. ",
             crate::fmt::sig3(c.min_ns),
             crate::fmt::sig3(c.max_ns)
         ),
@@ -842,6 +847,22 @@ mod tests {
         let note = cores_note(&apart(Some(330.0), 90.0, 420.0, 3));
         assert!(note.starts_with("3 of 40 timings ran while"), "{note}");
         assert!(note.contains("(up to 420 ns)"), "{note}");
+        // Every wording reads as one sentence, without stray runs of spaces.
+        for p in [
+            apart(None, 80.0, 410.0, 0),
+            apart(Some(330.0), 90.0, 320.0, 0),
+            apart(Some(330.0), 90.0, 420.0, 3),
+        ] {
+            let note = cores_note(&p);
+            assert!(!note.contains("  "), "{note:?}");
+        }
+        for p in [
+            provenance(Some(0.04), Some(2.03)),
+            provenance(Some(1.2), None),
+        ] {
+            let note = load_note(&p);
+            assert!(!note.contains("  "), "{note:?}");
+        }
     }
 
     #[test]
