@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::timing::Statistic;
+
 /// Round trips per batch and batches per check; a check reports the median
 /// batch, so one interrupted batch does not move it.
 const TRIPS: u64 = 4_000;
@@ -90,17 +92,7 @@ pub fn round_trip_ns() -> Option<f64> {
     }
     stop.store(true, Ordering::Relaxed);
     let _ = partner.join();
-    (batches.len() == BATCHES).then(|| median(&mut batches))
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+    (batches.len() == BATCHES).then(|| Statistic::Median.of(&mut batches))
 }
 
 /// Timings start only when a check finds the round trip at or below
@@ -269,7 +261,7 @@ pub fn finish_run() -> Option<CoresApart> {
         checks: values.len(),
         min_ns: values.iter().copied().fold(f64::INFINITY, f64::min),
         max_ns: values.iter().copied().fold(0.0, f64::max),
-        median_ns: median(&mut values),
+        median_ns: Statistic::Median.of(&mut values),
         beyond_gate: log.beyond_gate,
         remeasured: log.remeasured,
         waited_s: log.waited.as_secs_f64(),

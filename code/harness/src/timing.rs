@@ -186,7 +186,8 @@ pub enum Statistic {
 }
 
 impl Statistic {
-    fn of(self, values: &mut [f64]) -> f64 {
+    /// The statistic of `values` (which a median sorts in place).
+    pub(crate) fn of(self, values: &mut [f64]) -> f64 {
         match self {
             Statistic::Mean => values.iter().sum::<f64>() / values.len() as f64,
             Statistic::Median => {
