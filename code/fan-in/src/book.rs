@@ -1,6 +1,6 @@
 //! The chapter as the book sees it: claims as data, the sweep, the checks on
 //! stored results, and the exhibits rendered from them.
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{anyhow, bail, ensure, Result};
 use harness::fmt::{nanos, ratio, sig3};
@@ -27,8 +27,17 @@ pub struct FanInData {
     pub recv_many_limit: usize,
     pub chunk_bytes: usize,
     pub workers: Vec<usize>,
+    /// Passes over the sweep pooled into each point (see `Plan::passes`);
+    /// files from before passes hold one.
+    #[serde(default = "one_pass")]
+    pub passes: usize,
+    /// Criterion samples per point and pass (heavy points excepted).
     pub samples_per_point: usize,
     pub points: Vec<Measured>,
+}
+
+fn one_pass() -> usize {
+    1
 }
 
 impl FanInData {
@@ -183,31 +192,51 @@ impl Chapter for FanIn {
     fn measure(profile: Profile, progress: &Progress) -> Result<FanInData> {
         let plan = plan(profile);
         let scratch = tempfile::tempdir()?;
-        let mut rig = Rig::new()?;
-        progress.set_total((SinkKind::ALL.len() * plan.workers.len() * Design::ALL.len()) as u64);
+        progress.set_total(plan.timings(SinkKind::ALL.len()) as u64);
+        let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
+        for pass in 0..plan.passes {
+            // A fresh runtime, socket and sink thread each pass, so one
+            // pass's luck in where threads landed does not carry over.
+            let mut rig = Rig::new()?;
+            for kind in SinkKind::ALL {
+                for &workers in &plan.workers {
+                    // Designs alternate at each worker count, so a burst of
+                    // background load smears over all of them rather than one.
+                    for design in Design::ALL {
+                        if !plan.measures_in(pass, design, workers) {
+                            continue;
+                        }
+                        progress.step(format!(
+                            "pass {}/{}, {}, {workers} workers, {}",
+                            pass + 1,
+                            plan.passes,
+                            kind.label(),
+                            design.label()
+                        ));
+                        let m = time_point(
+                            &mut rig,
+                            scratch.path(),
+                            plan.sampling_for(design, workers),
+                            (design, kind, workers),
+                            pass,
+                        )?;
+                        passes.entry((kind, design, workers)).or_default().push(m);
+                    }
+                }
+            }
+            rig.finish()?;
+        }
+        // In the sweep's order: sink, then workers, then design.
         let mut points = Vec::new();
         for kind in SinkKind::ALL {
             for &workers in &plan.workers {
-                // Designs alternate at each worker count, so a burst of
-                // background load smears over all of them rather than one.
                 for design in Design::ALL {
-                    progress.step(format!(
-                        "{}, {workers} workers, {}",
-                        kind.label(),
-                        design.label()
-                    ));
-                    points.push(time_point(
-                        &mut rig,
-                        scratch.path(),
-                        plan.sampling_for(design, workers),
-                        design,
-                        kind,
-                        workers,
-                    )?);
+                    if let Some(parts) = passes.remove(&(kind, design, workers)) {
+                        points.push(Measured::pooled(parts)?);
+                    }
                 }
             }
         }
-        rig.finish()?;
         Ok(FanInData {
             runtime_flavor: "multi-thread".into(),
             worker_threads: worker_threads(),
@@ -216,6 +245,7 @@ impl Chapter for FanIn {
             recv_many_limit: RECV_MANY_LIMIT,
             chunk_bytes: CHUNK_BYTES,
             workers: plan.workers,
+            passes: plan.passes,
             samples_per_point: plan.sampling.samples,
             points,
         })
@@ -229,6 +259,7 @@ impl Chapter for FanIn {
             "a capacity, limit or chunk size is zero"
         );
         ensure!(!data.workers.is_empty(), "no worker counts");
+        ensure!(data.passes > 0, "passes is zero");
         ensure!(
             data.workers[0] > 0 && data.workers.windows(2).all(|w| w[0] < w[1]),
             "worker counts {:?} are not positive and strictly increasing",
@@ -401,14 +432,21 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
             format!("{} bytes", d.chunk_bytes),
         ),
         ("Worker counts in this run".to_string(), list(&d.workers)),
-        ("Criterion samples per point in this run".to_string(), {
-            let counts: BTreeSet<usize> = d.points.iter().map(|p| p.timing.samples).collect();
-            let (lo, hi) = (counts.first(), counts.last());
-            match (lo, hi) {
-                (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
-                _ => d.samples_per_point.to_string(),
-            }
-        }),
+        (
+            "Passes over the sweep in this run (pooled per point)".to_string(),
+            d.passes.to_string(),
+        ),
+        (
+            "Criterion samples per point in this run, all passes".to_string(),
+            {
+                let counts: BTreeSet<usize> = d.points.iter().map(|p| p.timing.samples).collect();
+                let (lo, hi) = (counts.first(), counts.last());
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
+                    _ => d.samples_per_point.to_string(),
+                }
+            },
+        ),
     ];
     for (k, v) in rows {
         t.push(vec![k, v]);
@@ -422,9 +460,10 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
         t.push(vec![
             format!("Worker counts, {p} profile"),
             format!(
-                "{} ({} samples, {} ms measuring per point; {} samples, {} ms for mpsc \
-                 unbounded and bounded from {} workers)",
+                "{} ({} passes of {} samples, {} ms measuring per point; {} samples, {} ms in \
+                 the first pass only for mpsc unbounded and bounded from {} workers)",
                 list(&plan.workers),
+                plan.passes,
                 plan.sampling.samples,
                 plan.sampling.measurement.as_millis(),
                 plan.heavy.samples,
@@ -466,8 +505,8 @@ fn burst_figure(
             .collect();
         let mut caption = format!(
             "Time per burst into the {}, from spawning the producers until the sink holds all {} \
-             bytes of every worker, on {} ({}, {} profile). Median of criterion's samples with \
-             its 95 % interval.",
+             bytes of every worker, on {} ({}, {} profile). Median of criterion's samples, pooled \
+             over the run's passes, with its 95 % interval.",
             kind.label(),
             d.per_worker,
             run.machine(),

@@ -20,13 +20,21 @@ pub const BURST_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub workers: Vec<usize>,
-    /// Most points: many equal samples, because a burst's time wanders
-    /// between modes (where the consumer task happens to be woken) and only
-    /// many samples pin down a median.
+    /// Passes over the whole sweep, each on a freshly built `Rig`; every
+    /// point is measured once per pass and its passes are pooled
+    /// (`Measured::pooled`). A burst's time wanders between modes (where the
+    /// consumer task happens to be woken), and which mode dominates drifts
+    /// over seconds: one long timing sees one stretch of that drift, passes
+    /// spread over the run see several, and the pooled interval (repeats
+    /// drawn first) widens when they disagree.
+    pub passes: usize,
+    /// Most points, per pass: equal samples, so each weighs the same in a
+    /// median.
     pub sampling: Sampling,
     /// The write-per-message designs from `HEAVY_FROM` workers up, whose one
-    /// burst takes seconds over TCP: fewer samples keep the run's length in
-    /// bounds, and their spread is smaller relative to their size.
+    /// burst takes seconds over TCP: measured in the first pass only, which
+    /// keeps the run's length in bounds; their spread is small relative to
+    /// their size.
     pub heavy: Sampling,
 }
 
@@ -34,13 +42,33 @@ pub struct Plan {
 pub const HEAVY_FROM: usize = 2048;
 
 impl Plan {
+    fn is_heavy(design: Design, workers: usize) -> bool {
+        matches!(design, Design::MpscUnbounded | Design::MpscBounded) && workers >= HEAVY_FROM
+    }
+
     pub fn sampling_for(&self, design: Design, workers: usize) -> Sampling {
-        let per_message = matches!(design, Design::MpscUnbounded | Design::MpscBounded);
-        if per_message && workers >= HEAVY_FROM {
+        if Plan::is_heavy(design, workers) {
             self.heavy
         } else {
             self.sampling
         }
+    }
+
+    /// Whether pass `pass` (from 0) measures this point.
+    pub fn measures_in(&self, pass: usize, design: Design, workers: usize) -> bool {
+        pass == 0 || !Plan::is_heavy(design, workers)
+    }
+
+    /// Timings in the whole run.
+    pub fn timings(&self, kinds: usize) -> usize {
+        let per_pass = |pass| {
+            self.workers
+                .iter()
+                .flat_map(|&w| Design::ALL.map(|d| (d, w)))
+                .filter(|&(d, w)| self.measures_in(pass, d, w))
+                .count()
+        };
+        kinds * (0..self.passes).map(per_pass).sum::<usize>()
     }
 }
 
@@ -53,11 +81,12 @@ pub fn plan(profile: Profile) -> Plan {
             powers(&[0, 2, 4, 6, 7, 9, 11, 13]),
             powers(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
         ),
-        // (samples, warm-up ms, measurement ms) per point, equal samples.
+        passes: profile.pick(2, 4, 6),
+        // (samples, warm-up ms, measurement ms) per point and pass.
         sampling: profile.pick(
             Sampling::new(10, 5, 20).flat(),
-            Sampling::new(30, 50, 300).flat(),
-            Sampling::new(50, 200, 1500).flat(),
+            Sampling::new(10, 10, 80).flat(),
+            Sampling::new(10, 30, 250).flat(),
         ),
         heavy: profile.pick(
             Sampling::new(10, 5, 20).flat(),
@@ -213,17 +242,58 @@ pub struct Measured {
     pub writes_per_burst: f64,
 }
 
-/// Times `design` with criterion: every iteration is one full, validated burst.
+impl Measured {
+    /// One point's passes as one point: samples pooled by `Timing::pooled`
+    /// (so the interval draws passes first), bursts added up, write calls
+    /// averaged over every burst.
+    pub fn pooled(parts: Vec<Measured>) -> Result<Measured> {
+        let first = parts.first().context("no passes to pool")?.clone();
+        if let Some(odd) = parts.iter().find(|m| {
+            (m.sink, m.design, m.workers, m.bytes_per_burst)
+                != (
+                    first.sink,
+                    first.design,
+                    first.workers,
+                    first.bytes_per_burst,
+                )
+        }) {
+            bail!(
+                "passes of different points cannot be pooled: {} / {} / {} workers and {} / {} / {} workers",
+                first.sink.label(),
+                first.design.id(),
+                first.workers,
+                odd.sink.label(),
+                odd.design.id(),
+                odd.workers
+            );
+        }
+        let bursts: u64 = parts.iter().map(|m| m.bursts).sum();
+        let writes: f64 = parts
+            .iter()
+            .map(|m| m.writes_per_burst * m.bursts as f64)
+            .sum();
+        let timing = Timing::pooled(parts.into_iter().map(|m| m.timing).collect())?;
+        Ok(Measured {
+            timing,
+            bursts,
+            writes_per_burst: writes / bursts.max(1) as f64,
+            ..first
+        })
+    }
+}
+
+/// Times `design` with criterion: every iteration is one full, validated
+/// burst. `pass` only names the timing: each pass gets its own criterion id,
+/// so criterion does not spend a bootstrap comparing it with the last pass.
 pub fn time_point(
     rig: &mut Rig,
     scratch: &Path,
     sampling: Sampling,
-    design: Design,
-    kind: SinkKind,
-    workers: usize,
+    (design, kind, workers): (Design, SinkKind, usize),
+    pass: usize,
 ) -> Result<Measured> {
     let id = format!(
-        "{}-{}-w{workers}",
+        "{}-{}-w{workers}-pass{pass}",
         match kind {
             SinkKind::Tcp => "tcp",
             SinkKind::Memory => "memory",

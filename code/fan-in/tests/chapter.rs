@@ -31,6 +31,17 @@ fn smoke_run_checks_and_renders_every_exhibit() {
         file.data.points.len(),
         SinkKind::ALL.len() * Design::ALL.len() * file.data.workers.len()
     );
+    // Every point pools one timing per pass (smoke has no heavy point), in
+    // equal parts, and counts the bursts of all of them.
+    let plan = fan_in::experiment::plan(Profile::Smoke);
+    assert!(plan.passes >= 2, "smoke should exercise pooling");
+    assert_eq!(file.data.passes, plan.passes);
+    for m in &file.data.points {
+        assert_eq!(m.timing.repeats.len(), plan.passes, "{m:?}");
+        assert!(m.timing.repeats.iter().all(|&n| n == plan.sampling.samples));
+        assert_eq!(m.timing.per_sample_ns.len(), m.timing.samples);
+        assert!(m.bursts >= (plan.passes * plan.sampling.samples) as u64);
+    }
 
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
@@ -93,6 +104,44 @@ fn check_rejects_nonsense() {
     let mut d = good;
     d.workers.reverse();
     rejects("strictly increasing", d);
+}
+
+#[test]
+fn passes_pool_into_one_point_and_refuse_strangers() {
+    let point = |design, workers, bursts, writes, samples: &[f64]| Measured {
+        sink: SinkKind::Tcp,
+        design,
+        workers,
+        timing: Timing {
+            mean: around(samples[0], 0.0),
+            median: around(samples[0], 0.0),
+            samples: samples.len(),
+            iterations: samples.len() as u64,
+            per_sample_ns: samples.to_vec(),
+            repeats: Vec::new(),
+        },
+        bursts,
+        bytes_per_burst: (workers * 64) as u64,
+        writes_per_burst: writes,
+    };
+    let a = point(Design::StdMutexSwap, 16, 10, 2.0, &[1.0, 2.0, 3.0]);
+    let b = point(Design::StdMutexSwap, 16, 30, 6.0, &[10.0, 20.0, 30.0]);
+    let pooled = Measured::pooled(vec![a.clone(), b]).unwrap();
+    assert_eq!(pooled.bursts, 40);
+    // Weighted by bursts: (10 x 2 + 30 x 6) / 40.
+    assert_eq!(pooled.writes_per_burst, 5.0);
+    assert_eq!(pooled.timing.repeats, vec![3, 3]);
+    assert_eq!(pooled.timing.samples, 6);
+    assert_eq!(pooled.timing.median.point_ns, 6.5);
+    assert!(pooled.timing.median.lower_ns < 6.5 && pooled.timing.median.upper_ns > 6.5);
+
+    let other = point(Design::MpscUnbounded, 16, 10, 2.0, &[1.0, 2.0, 3.0]);
+    let err = Measured::pooled(vec![a.clone(), other]).unwrap_err();
+    assert!(format!("{err:#}").contains("cannot be pooled"), "{err:#}");
+    let err = Measured::pooled(Vec::new()).unwrap_err();
+    assert!(format!("{err:#}").contains("no passes"), "{err:#}");
+    // A pooled point is not pooled again.
+    assert!(Measured::pooled(vec![pooled, a]).is_err());
 }
 
 #[test]
@@ -164,6 +213,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         recv_many_limit: 1024,
         chunk_bytes: 64,
         workers,
+        passes: 1,
         samples_per_point: 10,
         points,
     }

@@ -576,7 +576,7 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
             .collect::<Result<_>>()?
     };
     let (sa, sb) = (Store::new(a.to_path_buf()), Store::new(b.to_path_buf()));
-    let (mut compared, mut apart) = (0usize, 0usize);
+    let (mut compared, mut apart, mut disjoint) = (0usize, 0usize, 0usize);
     let (mut judged, mut changed) = (0usize, 0usize);
     println!(
         "{:<16} {:<64} {:>10} {:>10} {:>8}",
@@ -610,8 +610,13 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                 };
                 let change = y.estimate.point_ns / x.estimate.point_ns - 1.0;
                 let agrees = change.abs() * 100.0 <= within;
+                // Two honest 95 % intervals of the same quantity should
+                // almost never miss each other: disjoint ones mean at least
+                // one run claimed more precision than the machine gave.
+                let overlap = x.estimate.compare(&y.estimate).is_none();
                 compared += 1;
                 apart += usize::from(!agrees);
+                disjoint += usize::from(!overlap);
                 println!(
                     "{:<16} {:<64} {:>10} {:>10} {:>+7.1}%{}",
                     info.name,
@@ -619,7 +624,12 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                     harness::fmt::sig3(x.estimate.point_ns),
                     harness::fmt::sig3(y.estimate.point_ns),
                     change * 100.0,
-                    if agrees { "" } else { "  <- apart" }
+                    match (agrees, overlap) {
+                        (true, true) => "",
+                        (true, false) => "  (intervals disjoint)",
+                        (false, true) => "  <- apart (intervals overlap)",
+                        (false, false) => "  <- apart (intervals disjoint)",
+                    }
                 );
             }
             let (ca, cb) = (
@@ -674,6 +684,10 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
     println!(
         "{} of {compared} headline estimates agree within {within} %",
         compared - apart
+    );
+    println!(
+        "{} of {compared} pairs of 95 % intervals overlap",
+        compared - disjoint
     );
     println!("{} of {judged} verdicts are the same", judged - changed);
     Ok(if apart == 0 && changed == 0 {
