@@ -476,7 +476,8 @@ fn gate_for(profile: Profile) -> Result<Option<crate::cores::Gate>> {
     crate::cores::gate_for(&Machine::detect().id, gate_budget(profile))
 }
 
-/// The most a chapter's run waits at the gate in all (`cores::Gate::budget`).
+/// The most a chapter's run spends on the gate, waiting and measuring again
+/// (`cores::Gate::budget`).
 fn gate_budget(profile: Profile) -> std::time::Duration {
     std::time::Duration::from_secs(profile.pick(30, 30, 300))
 }
@@ -829,6 +830,7 @@ mod tests {
             beyond_gate: beyond,
             remeasured: 0,
             waited_s: 0.0,
+            remeasured_s: 0.0,
         });
         p
     }

@@ -96,10 +96,10 @@ pub fn round_trip_ns() -> Option<f64> {
 }
 
 /// Timings start only when a check finds the round trip at or below
-/// `limit_ns`, waiting up to `patience` for it, and the whole run waits at
-/// most `budget`: after that, timings go ahead and count as beyond the gate
-/// when the cores are far, so a machine stuck apart cannot stretch a quick
-/// run into a long one.
+/// `limit_ns`, waiting up to `patience` for it. The whole run spends at most
+/// `budget` on the gate, waiting and measuring again together: after that,
+/// timings go ahead and count as beyond the gate when the cores are far, so
+/// a machine stuck apart cannot stretch a quick run into a long one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gate {
     pub limit_ns: f64,
@@ -207,6 +207,10 @@ pub struct CoresApart {
     pub remeasured: usize,
     /// Seconds spent waiting at the gate.
     pub waited_s: f64,
+    /// Seconds spent on timings that were thrown away (files from before
+    /// this was counted say 0).
+    #[serde(default)]
+    pub remeasured_s: f64,
 }
 
 impl CoresApart {
@@ -224,7 +228,16 @@ struct Log {
     beyond_gate: usize,
     remeasured: usize,
     waited: Duration,
+    /// Time of the timings thrown away.
+    discarded: Duration,
     gave_up: bool,
+}
+
+impl Log {
+    /// What the gate has cost the run so far, against its budget.
+    fn spent(&self) -> Duration {
+        self.waited + self.discarded
+    }
 }
 
 static LOG: Mutex<Option<Log>> = Mutex::new(None);
@@ -265,6 +278,7 @@ pub fn finish_run() -> Option<CoresApart> {
         beyond_gate: log.beyond_gate,
         remeasured: log.remeasured,
         waited_s: log.waited.as_secs_f64(),
+        remeasured_s: log.discarded.as_secs_f64(),
     })
 }
 
@@ -275,13 +289,13 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
     let Some(gate) = gate else {
         return (check(), true);
     };
-    let (gave_up, waited) = with_log(|l| (l.gave_up, l.waited));
+    let (gave_up, spent) = with_log(|l| (l.gave_up, l.spent()));
     let patience = if gave_up {
         gate.patience.min(SHORT_PATIENCE)
     } else {
         gate.patience
     }
-    .min(gate.budget.saturating_sub(waited));
+    .min(gate.budget.saturating_sub(spent));
     let started = Instant::now();
     loop {
         let ns = check();
@@ -300,8 +314,9 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
 }
 
 /// Runs `timed` between checks of the cores, waiting at the gate first and
-/// measuring again (up to `RETRIES` times) when the cores drifted beyond it
-/// while it ran. `check` is `round_trip_ns` outside tests.
+/// measuring again (up to `RETRIES` times, and while the run's budget lasts)
+/// when the cores drifted beyond it while it ran. `check` is `round_trip_ns`
+/// outside tests.
 pub fn gated<T>(
     gate: Option<Gate>,
     mut check: impl FnMut() -> Option<f64>,
@@ -310,15 +325,20 @@ pub fn gated<T>(
     let mut attempt = 0;
     loop {
         let (before, started_within) = settle(gate, &mut check);
+        let began = Instant::now();
         let out = timed()?;
+        let took = began.elapsed();
         let after = check();
-        let ended_within = match (gate, after) {
-            (Some(g), Some(ns)) => ns <= g.limit_ns,
-            _ => true,
+        let (ended_within, affordable) = match (gate, after) {
+            (Some(g), Some(ns)) => (ns <= g.limit_ns, with_log(|l| l.spent() + took <= g.budget)),
+            _ => (true, true),
         };
-        if started_within && !ended_within && attempt < RETRIES {
+        if started_within && !ended_within && attempt < RETRIES && affordable {
             attempt += 1;
-            with_log(|l| l.remeasured += 1);
+            with_log(|l| {
+                l.remeasured += 1;
+                l.discarded += took;
+            });
             continue;
         }
         with_log(|l| {
@@ -489,6 +509,45 @@ mod tests {
             found.waited_s
         );
         assert_eq!((found.timings, found.beyond_gate), (5, 5));
+    }
+
+    #[test]
+    fn measuring_again_stops_when_the_budget_is_spent() {
+        let _s = SERIAL.lock().unwrap();
+        let g = Some(Gate {
+            limit_ns: 330.0,
+            patience: Duration::from_secs(60),
+            budget: Duration::from_millis(250),
+        });
+        start_run(g);
+        // Close before, far after, every time; each timing takes 100 ms.
+        let mut flip = false;
+        let mut check = move || {
+            flip = !flip;
+            Some(if flip { 200.0 } else { 450.0 })
+        };
+        let mut runs = 0;
+        for _ in 0..3 {
+            gated(g, &mut check, || {
+                runs += 1;
+                std::thread::sleep(Duration::from_millis(100));
+                Ok(())
+            })
+            .unwrap();
+        }
+        // The first timing is thrown away twice (200 ms of the budget);
+        // a third discard would pass 250 ms, so every later attempt is kept.
+        assert_eq!(runs, 1 + RETRIES + 2);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.timings, found.remeasured, found.beyond_gate),
+            (3, RETRIES, 3)
+        );
+        assert!(
+            found.remeasured_s >= 0.2 && found.remeasured_s < 0.25,
+            "{}",
+            found.remeasured_s
+        );
     }
 
     #[test]

@@ -231,10 +231,11 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
             let gate = match c.gate_ns {
                 None => "no gate".to_string(),
                 Some(g) => format!(
-                    "gate {} ns: waited {:.0} s, measured {} again, kept {} beyond it",
+                    "gate {} ns: waited {:.0} s, measured {} again ({:.0} s), kept {} beyond it",
                     s(g),
                     c.waited_s,
                     plural(c.remeasured, "timing"),
+                    c.remeasured_s,
                     c.beyond_gate
                 ),
             };
