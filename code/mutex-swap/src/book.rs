@@ -58,7 +58,15 @@ pub struct Data {
     pub shard_align_bytes: u64,
     /// What the consumer's work per message costs on its own, per work level.
     pub work_cost: Vec<WorkCost>,
+    /// Rounds pooled into every point (`Params::repeats`); files from
+    /// before rounds hold one.
+    #[serde(default = "one_round")]
+    pub repeats: usize,
     pub points: Vec<Measured>,
+}
+
+fn one_round() -> usize {
+    1
 }
 
 /// The consumer's per-message work timed alone: one iteration hashes
@@ -230,35 +238,49 @@ impl Chapter for MutexSwap {
         let p = params(profile);
         let scratch = tempfile::tempdir().context("cannot create criterion's scratch folder")?;
         let plan = plan(profile);
-        progress.set_total(plan.len() as u64 + 2);
+        progress.set_total((plan.len() * p.repeats) as u64 + 2);
         let mut work = Vec::new();
         for rounds in [LIGHT_WORK, HEAVY_WORK] {
             progress.step(format!("consumer work alone, {rounds} rounds"));
             work.push(work_cost(scratch.path(), p.sampling, rounds)?);
         }
+        // Round after round over the whole plan, so each point's timings are
+        // spread over the run; pooled per point afterwards.
+        let mut rounds: Vec<Vec<(Timing, Passes)>> = vec![Vec::new(); plan.len()];
+        for round in 0..p.repeats {
+            for (i, &(experiment, design, wait, producers, work_rounds)) in plan.iter().enumerate()
+            {
+                let id = format!(
+                    "{experiment:?}-{}-{}-{producers}-work{work_rounds}-round{round}",
+                    design.name(),
+                    wait.name()
+                );
+                progress.step(format!("round {}/{}: {id}", round + 1, p.repeats));
+                let spec = PointSpec {
+                    design,
+                    wait,
+                    producers,
+                    messages: p.messages_per_burst,
+                    work_rounds,
+                };
+                rounds[i].push(time_bursts(scratch.path(), p.sampling, &id, spec)?);
+            }
+        }
         let mut points = Vec::with_capacity(plan.len());
-        for (experiment, design, wait, producers, work_rounds) in plan {
-            let id = format!(
-                "{experiment:?}-{}-{}-{producers}-work{work_rounds}",
-                design.name(),
-                wait.name()
-            );
-            progress.step(&id);
-            let spec = PointSpec {
-                design,
-                wait,
-                producers,
-                messages: p.messages_per_burst,
-                work_rounds,
-            };
-            let (timing, passes) = time_bursts(scratch.path(), p.sampling, &id, spec)?;
+        for ((experiment, design, wait, producers, work_rounds), parts) in
+            plan.into_iter().zip(rounds)
+        {
+            let (timings, passes): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
+            let passes = passes
+                .iter()
+                .fold(Passes::default(), |all, round| all.merge(round));
             points.push(Measured {
                 experiment,
                 design,
                 wait,
                 producers,
                 work_rounds,
-                timing,
+                timing: Timing::pooled(timings)?,
                 passes,
             });
         }
@@ -268,6 +290,7 @@ impl Chapter for MutexSwap {
             cache_line_bytes: cache_line_bytes(),
             shard_align_bytes: SHARD_ALIGN as u64,
             work_cost: work,
+            repeats: p.repeats,
             points,
         })
     }
@@ -277,6 +300,7 @@ impl Chapter for MutexSwap {
         ensure!(data.messages_per_burst > 0, "messages_per_burst is zero");
         ensure!(data.shard_align_bytes > 0, "shard_align_bytes is zero");
         ensure!(!data.points.is_empty(), "no measured points");
+        ensure!(data.repeats > 0, "repeats is zero");
         for rounds in [LIGHT_WORK, HEAVY_WORK] {
             let w = data
                 .work_cost
@@ -532,7 +556,8 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
             "Producers (throughput, lock hold)",
             "Producers (wait strategies)",
             "Messages per burst",
-            "Criterion samples",
+            "Rounds",
+            "Criterion samples per round",
             "Warm-up",
             "Measurement",
             "Points",
@@ -552,6 +577,7 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
             list(&p.producers),
             list(&p.wait_producers),
             harness::fmt::thousands(p.messages_per_burst),
+            p.repeats.to_string(),
             p.sampling.samples.to_string(),
             format!("{} ms", p.sampling.warm_up.as_millis()),
             format!("{} ms", p.sampling.measurement.as_millis()),
@@ -568,6 +594,7 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
             "L1 line (kernel)",
             "Shard alignment",
             "Consumer work per message",
+            "Rounds pooled per point",
         ],
     )
     .left(&[1, 2, 3, 6]);
@@ -586,6 +613,7 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
                 work_label(&run.data, LIGHT_WORK),
                 work_label(&run.data, HEAVY_WORK)
             ),
+            run.data.repeats.to_string(),
         ]);
     }
     vec![Block::Table(profiles), Block::Table(machines)]

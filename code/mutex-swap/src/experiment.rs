@@ -62,6 +62,20 @@ pub struct Passes {
 }
 
 impl Passes {
+    /// Two rounds of the same point as one record: counts and times add up,
+    /// the largest batch is the larger one.
+    pub fn merge(self, other: &Passes) -> Passes {
+        Passes {
+            bursts: self.bursts + other.bursts,
+            messages: self.messages + other.messages,
+            passes_with_messages: self.passes_with_messages + other.passes_with_messages,
+            empty_passes: self.empty_passes + other.empty_passes,
+            max_batch: self.max_batch.max(other.max_batch),
+            consumer_cpu_ns: self.consumer_cpu_ns + other.consumer_cpu_ns,
+            wall_ns: self.wall_ns + other.wall_ns,
+        }
+    }
+
     /// Mean messages per pass that found any: the batching effect.
     pub fn messages_per_pass(&self) -> f64 {
         self.messages as f64 / self.passes_with_messages.max(1) as f64
@@ -460,4 +474,45 @@ pub fn time_bursts(
             spec,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Passes;
+
+    #[test]
+    fn rounds_of_a_point_merge_into_one_record() {
+        let a = Passes {
+            bursts: 10,
+            messages: 40,
+            passes_with_messages: 4,
+            empty_passes: 1,
+            max_batch: 9,
+            consumer_cpu_ns: 100,
+            wall_ns: 200,
+        };
+        let b = Passes {
+            bursts: 5,
+            messages: 20,
+            passes_with_messages: 10,
+            empty_passes: 3,
+            max_batch: 4,
+            consumer_cpu_ns: 50,
+            wall_ns: 100,
+        };
+        let all = a.merge(&b);
+        assert_eq!(
+            all,
+            Passes {
+                bursts: 15,
+                messages: 60,
+                passes_with_messages: 14,
+                empty_passes: 4,
+                max_batch: 9,
+                consumer_cpu_ns: 150,
+                wall_ns: 300,
+            }
+        );
+        assert_eq!(all.messages_per_pass(), 60.0 / 14.0);
+    }
 }

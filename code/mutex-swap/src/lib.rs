@@ -145,6 +145,12 @@ pub struct Params {
     /// Messages in one burst, split evenly over the producers: the same total
     /// at every producer count, so throughputs compare directly.
     pub messages_per_burst: u64,
+    /// Rounds over the whole plan: each point is timed once per round, on a
+    /// runtime of its own, and its rounds are pooled (`Timing::pooled`, so
+    /// the interval draws rounds first). One long timing sees one stretch
+    /// of the machine; rounds spread over the run see several.
+    pub repeats: usize,
+    /// Criterion settings for one round of one point.
     pub sampling: Sampling,
 }
 
@@ -159,12 +165,13 @@ pub fn params(profile: Profile) -> Params {
         ),
         wait_producers: profile.pick(vec![16], vec![64], vec![16, 1024]),
         messages_per_burst: profile.pick(1 << 12, 1 << 16, 1 << 19),
+        repeats: profile.pick(2, 2, 4),
         // Equal samples (flat): a burst takes milliseconds, and criterion's
         // linear ramp would spend most of the run on its longest samples.
         sampling: profile.pick(
-            Sampling::new(10, 20, 100).flat(),
-            Sampling::new(20, 100, 500).flat(),
-            Sampling::new(40, 500, 2000).flat(),
+            Sampling::new(10, 10, 50).flat(),
+            Sampling::new(10, 50, 250).flat(),
+            Sampling::new(10, 150, 500).flat(),
         ),
     }
 }

@@ -50,6 +50,21 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
     let data = smoke();
     MutexSwap::check(&data).expect("its own smoke results pass check");
 
+    // Every point pools one timing per round, in equal parts, and its
+    // consumer record counts the bursts of every round.
+    let p = mutex_swap::params(Profile::Smoke);
+    assert!(p.repeats >= 2, "smoke should exercise pooling");
+    assert_eq!(data.repeats, p.repeats);
+    for m in &data.points {
+        assert_eq!(
+            m.timing.repeats,
+            vec![p.sampling.samples; p.repeats],
+            "{m:?}"
+        );
+        assert_eq!(m.passes.messages, m.passes.bursts * data.messages_per_burst);
+        assert!(m.passes.bursts >= (p.repeats * p.sampling.samples) as u64);
+    }
+
     let mut broken = data.clone();
     broken
         .points
@@ -142,6 +157,8 @@ fn around(point: f64, spread: f64) -> Estimate {
 fn set_mean(t: &mut Timing, mean: Estimate) {
     t.mean = mean;
     t.per_sample_ns = [[mean.lower_ns; 5], [mean.upper_ns; 5]].concat();
+    t.samples = t.per_sample_ns.len();
+    t.repeats = Vec::new();
 }
 
 /// The smoke run with every FAN-4 point from 128 producers up rewritten: the
