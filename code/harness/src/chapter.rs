@@ -830,7 +830,7 @@ mod tests {
             beyond_gate: beyond,
             remeasured: 0,
             waited_s: 0.0,
-            remeasured_s: 0.0,
+            remeasured_s: None,
         });
         p
     }

@@ -231,11 +231,13 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
             let gate = match c.gate_ns {
                 None => "no gate".to_string(),
                 Some(g) => format!(
-                    "gate {} ns: waited {:.0} s, measured {} again ({:.0} s), kept {} beyond it",
+                    "gate {} ns: waited {:.0} s, measured {} again{}, kept {} beyond it",
                     s(g),
                     c.waited_s,
                     plural(c.remeasured, "timing"),
-                    c.remeasured_s,
+                    // Files from before the time was counted leave it out.
+                    c.remeasured_s
+                        .map_or(String::new(), |t| format!(" ({t:.0} s)")),
                     c.beyond_gate
                 ),
             };
@@ -353,6 +355,50 @@ mod tests {
         let mut t = Table::new("", &["name", "bytes"]);
         t.push(vec!["a, \"b\"".into(), "**1,024**".into()]);
         assert_eq!(csv(&t), "name,bytes\n\"a, \"\"b\"\"\",\"1,024\"\n");
+    }
+
+    #[test]
+    fn the_card_gives_the_time_thrown_away_only_when_the_file_has_it() {
+        let run = |remeasured_s| Run {
+            path: "x.json".into(),
+            provenance: crate::results::Provenance {
+                machine: crate::machine::Machine::detect(),
+                rustc: "test".into(),
+                crates: Default::default(),
+                fingerprint: "test".into(),
+                profile: crate::Profile::Quick,
+                date: "test".into(),
+                wall_time_s: 1.0,
+                load_average_at_start: None,
+                busy_cores_at_start: None,
+                cores_apart: Some(crate::cores::CoresApart {
+                    gate_ns: Some(335.0),
+                    timings: 40,
+                    checks: 80,
+                    min_ns: 50.0,
+                    median_ns: 60.0,
+                    max_ns: 400.0,
+                    beyond_gate: 1,
+                    remeasured: 3,
+                    waited_s: 4.0,
+                    remeasured_s,
+                }),
+            },
+            data: (),
+            stale: false,
+            ephemeral: false,
+        };
+        let card = provenance_card(&run(Some(12.4)));
+        assert!(
+            card.contains("waited 4 s, measured 3 timings again (12 s), kept 1 beyond it"),
+            "{card}"
+        );
+        // A file from before the time was counted does not claim zero.
+        let card = provenance_card(&run(None));
+        assert!(
+            card.contains("waited 4 s, measured 3 timings again, kept 1 beyond it"),
+            "{card}"
+        );
     }
 
     #[test]
