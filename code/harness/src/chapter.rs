@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::claims::Claim;
 use crate::exhibit::Block;
 use crate::fingerprint::{fingerprint, locked_versions};
-use crate::machine::{busy_cores, load_average, rustc_version, Machine};
+use crate::machine::{busy_cores, load_average, rustc_version, CpuCounters, Machine};
 use crate::profile::Profile;
 use crate::progress::Progress;
 use crate::published::Dataset;
@@ -320,6 +320,7 @@ fn provenance<C: Chapter>(
     load: Option<f64>,
     busy: Option<f64>,
     cores_apart: Option<crate::cores::CoresApart>,
+    steal_share: Option<f64>,
 ) -> Result<Provenance> {
     let code = crate::code_dir();
     Ok(Provenance {
@@ -333,6 +334,7 @@ fn provenance<C: Chapter>(
         load_average_at_start: load,
         busy_cores_at_start: busy,
         cores_apart,
+        steal_share,
     })
 }
 
@@ -452,15 +454,19 @@ pub fn measure_in_memory<C: Chapter>(
         ));
     }
     crate::cores::start_run(gate);
+    let counters = CpuCounters::read();
     let data = {
         let _quiet = QuietOutput::new(&log);
         C::measure(profile, progress)?
     };
+    let steal_share = counters
+        .zip(CpuCounters::read())
+        .and_then(|(start, end)| start.steal_share_until(&end));
     let cores_apart = crate::cores::finish_run();
     C::check(&data).context("the run's own results failed the chapter's checks")?;
     Ok(ResultsFile::new(
         C::NAME,
-        provenance::<C>(profile, started, load, busy, cores_apart)?,
+        provenance::<C>(profile, started, load, busy, cores_apart, steal_share)?,
         data,
     ))
 }
@@ -651,6 +657,23 @@ fn cores_note(p: &Provenance) -> String {
     }
 }
 
+/// How much of the run the hypervisor took away, in a sentence, when it
+/// took at least `STEAL_SHARE`.
+fn steal_note(p: &Provenance) -> String {
+    match p.steal_share {
+        Some(share) if share >= STEAL_SHARE => format!(
+            "While the run measured, the hypervisor kept this machine's virtual cores off \
+             their host cores for {:.1} % of their time (steal), so figures that hand work \
+             between threads may read differently in a quieter hour. ",
+            share * 100.0
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The share of CPU time stolen by the hypervisor that is worth a sentence.
+const STEAL_SHARE: f64 = 0.05;
+
 /// Round trips whose largest is more than this multiple of the smallest
 /// moved enough to mention.
 const MOVED: f64 = 1.5;
@@ -676,6 +699,7 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         let mut text = format!("**{}** ({} profile). ", run.machine(), p.profile);
         text.push_str(&load_note(p));
         text.push_str(&cores_note(p));
+        text.push_str(&steal_note(p));
         if estimates.is_empty() {
             text.push_str("This chapter's figures are exact counts: they have no spread.");
             blocks.push(Block::Text(text));
@@ -815,6 +839,7 @@ mod tests {
             load_average_at_start: load,
             busy_cores_at_start: busy,
             cores_apart: None,
+            steal_share: None,
         }
     }
 
@@ -881,6 +906,24 @@ mod tests {
         let note = load_note(&provenance(Some(1.2), Some(0.3)));
         assert!(note.starts_with("The machine was busy"), "{note}");
         assert!(note.contains("1.20 of 2 cores"), "{note}");
+    }
+
+    #[test]
+    fn steal_is_mentioned_only_when_it_took_a_real_share() {
+        let with = |share| {
+            let mut p = provenance(Some(0.0), Some(0.0));
+            p.steal_share = share;
+            steal_note(&p)
+        };
+        assert!(
+            with(Some(0.123)).contains("off their host cores for 12.3 % of their time"),
+            "{}",
+            with(Some(0.123))
+        );
+        assert!(with(Some(STEAL_SHARE)).contains("5.0 %"));
+        assert_eq!(with(Some(0.049)), "");
+        assert_eq!(with(Some(0.0)), "");
+        assert_eq!(with(None), "");
     }
 
     #[test]

@@ -200,6 +200,46 @@ fn busy_between(before: (u64, u64), after: (u64, u64), cores: usize) -> Option<f
     Some(busy * cores as f64)
 }
 
+/// The aggregate CPU counters of `/proc/stat`, in jiffies: everything, and
+/// the time the hypervisor ran something else while a vCPU wanted to run
+/// (steal). Linux only; `None` elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuCounters {
+    pub total: u64,
+    pub steal: u64,
+}
+
+impl CpuCounters {
+    pub fn read() -> Option<CpuCounters> {
+        CpuCounters::parse(&fs::read_to_string("/proc/stat").ok()?)
+    }
+
+    fn parse(stat: &str) -> Option<CpuCounters> {
+        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+        let cols: Vec<u64> = line
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|c| c.parse().ok())
+            .collect::<Option<_>>()?;
+        // Kernels before 2.6.11 have no steal column.
+        (cols.len() == 8).then(|| CpuCounters {
+            total: cols.iter().sum(),
+            steal: cols[7],
+        })
+    }
+
+    /// The share of all CPU time from `self` to `later` that was stolen: 0
+    /// on bare metal, and on a virtual machine the part of the run during
+    /// which the host kept a vCPU of this guest off its core. `None` when no
+    /// time passed or the counters went backwards.
+    pub fn steal_share_until(&self, later: &CpuCounters) -> Option<f64> {
+        let total = later.total.checked_sub(self.total)?;
+        let steal = later.steal.checked_sub(self.steal)?;
+        (total > 0).then(|| steal as f64 / total as f64)
+    }
+}
+
 pub fn rustc_version() -> &'static str {
     env!("HARNESS_RUSTC_VERSION")
 }
@@ -207,6 +247,35 @@ pub fn rustc_version() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steal_is_the_eighth_column_over_all_time() {
+        let a =
+            CpuCounters::parse("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0\n").unwrap();
+        let b = CpuCounters::parse("cpu  200 0 100 830 70 0 0 100 40 0\n").unwrap();
+        assert_eq!(
+            a,
+            CpuCounters {
+                total: 1000,
+                steal: 0
+            }
+        );
+        assert_eq!(
+            b,
+            CpuCounters {
+                total: 1300,
+                steal: 100
+            }
+        );
+        // 300 jiffies passed, 100 of them stolen.
+        let share = a.steal_share_until(&b).unwrap();
+        assert!((share - 1.0 / 3.0).abs() < 1e-12, "{share}");
+        // No time passed, counters went backwards, no steal column at all.
+        assert_eq!(a.steal_share_until(&a), None);
+        assert_eq!(b.steal_share_until(&a), None);
+        assert_eq!(CpuCounters::parse("cpu  1 2 3 4 5 6 7\n"), None);
+        assert_eq!(CpuCounters::parse("intr 1 2 3\n"), None);
+    }
 
     #[test]
     fn busy_cores_come_from_the_cpu_line() {

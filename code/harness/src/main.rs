@@ -542,6 +542,13 @@ fn cores_apart(file: &Path, chapter: &str) -> Option<harness::cores::CoresApart>
         .cores_apart
 }
 
+fn steal_share(file: &Path, chapter: &str) -> Option<f64> {
+    read_results::<serde_json::Value>(file, chapter)
+        .ok()?
+        .provenance
+        .steal_share
+}
+
 fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     let Some(c) = c else {
         return "not recorded".into();
@@ -642,6 +649,21 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                     info.name,
                     describe_apart(ca.as_ref()),
                     describe_apart(cb.as_ref())
+                );
+            }
+            let (sa, sb) = (
+                steal_share(&file_a, info.name),
+                steal_share(&file_b, info.name),
+            );
+            if sa.is_some() || sb.is_some() {
+                let show = |s: Option<f64>| {
+                    s.map_or("not recorded".into(), |s| format!("{:.1} %", s * 100.0))
+                };
+                println!(
+                    "{:<16} hypervisor steal while measuring: a {}, b {}",
+                    info.name,
+                    show(sa),
+                    show(sb)
                 );
             }
             for x in &ha.verdicts {

@@ -249,6 +249,9 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
                 plural(c.timings, "timing")
             )
         });
+    let steal = p.steal_share.map_or("not recorded".to_string(), |share| {
+        format!("{:.1} % of CPU time while measuring", share * 100.0)
+    });
     let rows = [
         ("Machine", m.id.clone()),
         ("CPU", m.cpu.clone()),
@@ -264,6 +267,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("Load average at start", load),
         ("Other work at start", busy),
         ("Round trip between two cores", apart),
+        ("Hypervisor steal", steal),
         ("Fingerprint", p.fingerprint.clone()),
     ];
     let mut out = format!(
@@ -359,7 +363,7 @@ mod tests {
 
     #[test]
     fn the_card_gives_the_time_thrown_away_only_when_the_file_has_it() {
-        let run = |remeasured_s| Run {
+        let run = |remeasured_s: Option<f64>| Run {
             path: "x.json".into(),
             provenance: crate::results::Provenance {
                 machine: crate::machine::Machine::detect(),
@@ -383,6 +387,8 @@ mod tests {
                     waited_s: 4.0,
                     remeasured_s,
                 }),
+                // The same switch: a file that has one has the other.
+                steal_share: remeasured_s.map(|_| 0.0734),
             },
             data: (),
             stale: false,
@@ -393,10 +399,18 @@ mod tests {
             card.contains("waited 4 s, measured 3 timings again (12 s), kept 1 beyond it"),
             "{card}"
         );
+        assert!(
+            card.contains("<dt>Hypervisor steal</dt><dd>7.3 % of CPU time while measuring</dd>"),
+            "{card}"
+        );
         // A file from before the time was counted does not claim zero.
         let card = provenance_card(&run(None));
         assert!(
             card.contains("waited 4 s, measured 3 timings again, kept 1 beyond it"),
+            "{card}"
+        );
+        assert!(
+            card.contains("<dt>Hypervisor steal</dt><dd>not recorded</dd>"),
             "{card}"
         );
     }

@@ -37,6 +37,12 @@ pub struct Provenance {
     /// and from runs on one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores_apart: Option<crate::cores::CoresApart>,
+    /// Share of all CPU time, from the start of measuring to its end, that
+    /// the hypervisor gave to something else while this guest wanted it
+    /// (`steal` in `/proc/stat`; 0 on bare metal). Absent off Linux and from
+    /// files made before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
 }
 
 impl Provenance {
@@ -218,6 +224,7 @@ mod tests {
                 load_average_at_start: Some(0.25),
                 busy_cores_at_start: Some(0.05),
                 cores_apart: None,
+                steal_share: Some(0.012),
             },
             vec![1, 2, 3],
         )
@@ -234,6 +241,24 @@ mod tests {
         let back: ResultsFile<Vec<u32>> = serde_json::from_value(json).unwrap();
         assert_eq!(back.provenance.busy_cores_at_start, None);
         assert_eq!(back.provenance.load_average_at_start, Some(0.25));
+    }
+
+    #[test]
+    fn steal_round_trips_and_files_from_before_it_load_without() {
+        let json = serde_json::to_value(sample()).unwrap();
+        assert_eq!(json["provenance"]["steal_share"], 0.012);
+        let back: ResultsFile<Vec<u32>> = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.provenance, sample().provenance);
+        let mut older = json;
+        older["provenance"]
+            .as_object_mut()
+            .unwrap()
+            .remove("steal_share");
+        let back: ResultsFile<Vec<u32>> = serde_json::from_value(older).unwrap();
+        assert_eq!(back.provenance.steal_share, None);
+        // And a file without it is written without it, not with a null.
+        let text = serde_json::to_string(&back).unwrap();
+        assert!(!text.contains("steal_share"), "{text}");
     }
 
     #[test]
