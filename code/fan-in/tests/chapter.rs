@@ -236,6 +236,7 @@ fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
                 load_average_at_start: None,
                 busy_cores_at_start: None,
                 cores_apart: None,
+                steal_share: None,
             },
             data,
             stale: false,

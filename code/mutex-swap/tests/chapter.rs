@@ -36,6 +36,7 @@ fn book_of(data: Data) -> Book<Data> {
                 load_average_at_start: None,
                 busy_cores_at_start: None,
                 cores_apart: None,
+                steal_share: None,
             },
             data,
             stale: false,
