@@ -658,13 +658,26 @@ fn cores_note(p: &Provenance) -> String {
 }
 
 /// How much of the run the hypervisor took away, in a sentence, when it
-/// took at least `STEAL_SHARE`.
+/// matters: timings that lost at least `cores::STOLEN` of their CPU time, or
+/// a whole run that lost at least `STEAL_SHARE`.
 fn steal_note(p: &Provenance) -> String {
-    match p.steal_share {
-        Some(share) if share >= STEAL_SHARE => format!(
+    const EFFECT: &str = "so figures that spread work over several threads may read as if the \
+                          machine had fewer cores";
+    let over_run = p.steal_share.map_or(String::new(), |s| {
+        format!("; {:.1} % over the whole run", s * 100.0)
+    });
+    match (&p.cores_apart, p.steal_share) {
+        (Some(c), _) if c.stolen_timings.is_some_and(|n| n > 0) => format!(
+            "{} of {} timings lost at least {:.0} % of their CPU time to the hypervisor \
+             (steal, up to {:.0} % in one{over_run}), {EFFECT}. ",
+            c.stolen_timings.unwrap_or(0),
+            c.timings,
+            crate::cores::STOLEN * 100.0,
+            c.steal_max.unwrap_or(0.0) * 100.0
+        ),
+        (_, Some(share)) if share >= STEAL_SHARE => format!(
             "While the run measured, the hypervisor kept this machine's virtual cores off \
-             their host cores for {:.1} % of their time (steal), so figures that hand work \
-             between threads may read differently in a quieter hour. ",
+             their host cores for {:.1} % of their time (steal), {EFFECT}. ",
             share * 100.0
         ),
         _ => String::new(),
@@ -856,6 +869,8 @@ mod tests {
             remeasured: 0,
             waited_s: 0.0,
             remeasured_s: None,
+            steal_max: None,
+            stolen_timings: None,
         });
         p
     }
@@ -924,6 +939,25 @@ mod tests {
         assert_eq!(with(Some(0.049)), "");
         assert_eq!(with(Some(0.0)), "");
         assert_eq!(with(None), "");
+
+        // Timings that lost a real share speak even when the run's average is low.
+        let mut p = apart(None, 60.0, 70.0, 0);
+        p.steal_share = Some(0.012);
+        let c = p.cores_apart.as_mut().unwrap();
+        c.steal_max = Some(0.46);
+        c.stolen_timings = Some(3);
+        let timings = c.timings;
+        let note = steal_note(&p);
+        assert!(
+            note.starts_with(&format!(
+                "3 of {timings} timings lost at least 10 % of their CPU time"
+            )) && note.contains("up to 46 % in one; 1.2 % over the whole run")
+                && note.contains("as if the machine had fewer cores"),
+            "{note}"
+        );
+        // None stolen: back to the run's average, which is too low to mention.
+        p.cores_apart.as_mut().unwrap().stolen_timings = Some(0);
+        assert_eq!(steal_note(&p), "");
     }
 
     #[test]

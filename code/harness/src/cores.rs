@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::machine::CpuCounters;
 use crate::timing::Statistic;
 
 /// Round trips per batch and batches per check; a check reports the median
@@ -211,7 +212,18 @@ pub struct CoresApart {
     /// before this was counted.
     #[serde(default)]
     pub remeasured_s: Option<f64>,
+    /// The largest share of CPU time the hypervisor stole during one kept
+    /// timing (`machine::CpuCounters`), and how many kept timings lost at
+    /// least `STOLEN` of it. `None` off Linux and in files from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_max: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stolen_timings: Option<usize>,
 }
+
+/// A timing that lost this share of its CPU time to the hypervisor counts as
+/// stolen: on two cores, a fifth of one core's time.
+pub const STOLEN: f64 = 0.1;
 
 impl CoresApart {
     /// The largest round trip over the smallest: how much the machine moved.
@@ -230,6 +242,8 @@ struct Log {
     waited: Duration,
     /// Time of the timings thrown away.
     discarded: Duration,
+    /// Steal share during each kept timing whose counters could be read.
+    steal_at_timings: Vec<f64>,
     gave_up: bool,
 }
 
@@ -268,6 +282,7 @@ pub fn finish_run() -> Option<CoresApart> {
         return None;
     }
     let mut values = log.at_timings.clone();
+    let steal = &log.steal_at_timings;
     Some(CoresApart {
         gate_ns: log.gate.map(|g| g.limit_ns),
         timings: log.timings,
@@ -279,6 +294,8 @@ pub fn finish_run() -> Option<CoresApart> {
         remeasured: log.remeasured,
         waited_s: log.waited.as_secs_f64(),
         remeasured_s: Some(log.discarded.as_secs_f64()),
+        steal_max: (!steal.is_empty()).then(|| steal.iter().copied().fold(0.0, f64::max)),
+        stolen_timings: (!steal.is_empty()).then(|| steal.iter().filter(|&&s| s >= STOLEN).count()),
     })
 }
 
@@ -325,9 +342,13 @@ pub fn gated<T>(
     let mut attempt = 0;
     loop {
         let (before, started_within) = settle(gate, &mut check);
+        let counters = CpuCounters::read();
         let began = Instant::now();
         let out = timed()?;
         let took = began.elapsed();
+        let steal = counters
+            .zip(CpuCounters::read())
+            .and_then(|(start, end)| start.steal_share_until(&end));
         let after = check();
         let (ended_within, affordable) = match (gate, after) {
             (Some(g), Some(ns)) => (ns <= g.limit_ns, with_log(|l| l.spent() + took <= g.budget)),
@@ -344,6 +365,7 @@ pub fn gated<T>(
         with_log(|l| {
             l.timings += 1;
             l.at_timings.extend(before.into_iter().chain(after));
+            l.steal_at_timings.extend(steal);
             if !(started_within && ended_within) {
                 l.beyond_gate += 1;
             }
@@ -429,6 +451,35 @@ mod tests {
         assert!((found.spread() - 2.05).abs() < 1e-9);
         // Nothing recorded since: nothing to report.
         assert_eq!(finish_run(), None);
+    }
+
+    #[test]
+    fn each_timing_records_what_the_hypervisor_stole_during_it() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(None);
+        for _ in 0..2 {
+            // Long enough for the kernel's CPU counters to tick.
+            gated(None, script(&[200.0, 200.0]), || {
+                std::thread::sleep(Duration::from_millis(60));
+                Ok(())
+            })
+            .unwrap();
+        }
+        let found = finish_run().unwrap();
+        if CpuCounters::read().is_some() {
+            let max = found.steal_max.expect("steal is read around every timing");
+            assert!((0.0..=1.0).contains(&max), "steal share {max}");
+            let stolen = found.stolen_timings.unwrap();
+            assert!(stolen <= found.timings, "{stolen} of {}", found.timings);
+        } else {
+            assert_eq!((found.steal_max, found.stolen_timings), (None, None));
+        }
+        // An instant timing seldom moves a counter; when none moved, the
+        // timing adds nothing rather than a zero.
+        start_run(None);
+        gated(None, script(&[200.0, 200.0]), || Ok(())).unwrap();
+        let found = finish_run().unwrap();
+        assert!(found.steal_max.is_none_or(|m| (0.0..=1.0).contains(&m)));
     }
 
     #[test]

@@ -250,7 +250,18 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
             )
         });
     let steal = p.steal_share.map_or("not recorded".to_string(), |share| {
-        format!("{:.1} % of CPU time while measuring", share * 100.0)
+        let per_timing = p
+            .cores_apart
+            .as_ref()
+            .and_then(|c| Some((c.steal_max?, c.stolen_timings?, c.timings)))
+            .map_or(String::new(), |(max, stolen, timings)| {
+                format!(
+                    "; up to {:.0} % in one timing, {stolen} of {timings} timings lost at least {:.0} %",
+                    max * 100.0,
+                    crate::cores::STOLEN * 100.0
+                )
+            });
+        format!("{:.1} % of CPU time while measuring{per_timing}", share * 100.0)
     });
     let rows = [
         ("Machine", m.id.clone()),
@@ -386,6 +397,8 @@ mod tests {
                     remeasured: 3,
                     waited_s: 4.0,
                     remeasured_s,
+                    steal_max: remeasured_s.map(|_| 0.31),
+                    stolen_timings: remeasured_s.map(|_| 2),
                 }),
                 // The same switch: a file that has one has the other.
                 steal_share: remeasured_s.map(|_| 0.0734),
@@ -400,7 +413,10 @@ mod tests {
             "{card}"
         );
         assert!(
-            card.contains("<dt>Hypervisor steal</dt><dd>7.3 % of CPU time while measuring</dd>"),
+            card.contains(
+                "<dt>Hypervisor steal</dt><dd>7.3 % of CPU time while measuring; up to 31 % \
+                 in one timing, 2 of 40 timings lost at least 10 %</dd>"
+            ),
             "{card}"
         );
         // A file from before the time was counted does not claim zero.
