@@ -225,6 +225,12 @@ pub struct CoresApart {
 /// stolen: on two cores, a fifth of one core's time.
 pub const STOLEN: f64 = 0.1;
 
+/// Steal is read for timings that span at least this many jiffies of CPU
+/// time (summed over the cores; 0.1 s on two cores at 100 per second), so
+/// that one tick is at most a twentieth of the window and `STOLEN` takes
+/// two. Shorter timings add nothing to the record.
+const STEAL_WINDOW_JIFFIES: u64 = 20;
+
 impl CoresApart {
     /// The largest round trip over the smallest: how much the machine moved.
     pub fn spread(&self) -> f64 {
@@ -348,7 +354,7 @@ pub fn gated<T>(
         let took = began.elapsed();
         let steal = counters
             .zip(CpuCounters::read())
-            .and_then(|(start, end)| start.steal_share_until(&end));
+            .and_then(|(start, end)| start.steal_share_over(&end, STEAL_WINDOW_JIFFIES));
         let after = check();
         let (ended_within, affordable) = match (gate, after) {
             (Some(g), Some(ns)) => (ns <= g.limit_ns, with_log(|l| l.spent() + took <= g.budget)),
@@ -458,9 +464,10 @@ mod tests {
         let _s = SERIAL.lock().unwrap();
         start_run(None);
         for _ in 0..2 {
-            // Long enough for the kernel's CPU counters to tick.
+            // Long enough for the kernel's CPU counters to tick past the
+            // window on any number of cores (0.2 s each).
             gated(None, script(&[200.0, 200.0]), || {
-                std::thread::sleep(Duration::from_millis(60));
+                std::thread::sleep(Duration::from_millis(200));
                 Ok(())
             })
             .unwrap();
@@ -474,12 +481,12 @@ mod tests {
         } else {
             assert_eq!((found.steal_max, found.stolen_timings), (None, None));
         }
-        // An instant timing seldom moves a counter; when none moved, the
-        // timing adds nothing rather than a zero.
+        // An instant timing is too short for the counters: it adds nothing,
+        // rather than a zero or a tick's worth of noise.
         start_run(None);
         gated(None, script(&[200.0, 200.0]), || Ok(())).unwrap();
         let found = finish_run().unwrap();
-        assert!(found.steal_max.is_none_or(|m| (0.0..=1.0).contains(&m)));
+        assert_eq!((found.steal_max, found.stolen_timings), (None, None));
     }
 
     #[test]

@@ -234,9 +234,16 @@ impl CpuCounters {
     /// which the host kept a vCPU of this guest off its core. `None` when no
     /// time passed or the counters went backwards.
     pub fn steal_share_until(&self, later: &CpuCounters) -> Option<f64> {
+        self.steal_share_over(later, 1)
+    }
+
+    /// `steal_share_until`, but only over at least `min_jiffies` of CPU
+    /// time. The counters tick in jiffies (10 ms on most kernels), so over a
+    /// short window one tick more or less of steal is a large share of it.
+    pub fn steal_share_over(&self, later: &CpuCounters, min_jiffies: u64) -> Option<f64> {
         let total = later.total.checked_sub(self.total)?;
         let steal = later.steal.checked_sub(self.steal)?;
-        (total > 0).then(|| steal as f64 / total as f64)
+        (total >= min_jiffies.max(1)).then(|| steal as f64 / total as f64)
     }
 }
 
@@ -270,8 +277,12 @@ mod tests {
         // 300 jiffies passed, 100 of them stolen.
         let share = a.steal_share_until(&b).unwrap();
         assert!((share - 1.0 / 3.0).abs() < 1e-12, "{share}");
+        // Too short a window to say: one tick would be a third of it.
+        assert_eq!(a.steal_share_over(&b, 301), None);
+        assert!(a.steal_share_over(&b, 300).is_some());
         // No time passed, counters went backwards, no steal column at all.
         assert_eq!(a.steal_share_until(&a), None);
+        assert_eq!(a.steal_share_over(&a, 0), None);
         assert_eq!(b.steal_share_until(&a), None);
         assert_eq!(CpuCounters::parse("cpu  1 2 3 4 5 6 7\n"), None);
         assert_eq!(CpuCounters::parse("intr 1 2 3\n"), None);
