@@ -177,17 +177,23 @@ fn cpu_lines(stat: &str) -> usize {
 /// Guest time is already inside user time, so only the first eight columns
 /// are summed; idle counts idle and iowait.
 fn cpu_times(stat: &str) -> Option<(u64, u64)> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    let cols: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .take(8)
-        .map(|c| c.parse().ok())
-        .collect::<Option<_>>()?;
+    let cols = cpu_columns(stat)?;
     if cols.len() < 5 {
         return None;
     }
     Some((cols.iter().sum(), cols[3] + cols[4]))
+}
+
+/// Up to the first eight columns of the aggregate `cpu` line (user, nice,
+/// system, idle, iowait, irq, softirq, steal); `None` without that line or
+/// when a column is not a number.
+fn cpu_columns(stat: &str) -> Option<Vec<u64>> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    line.split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|c| c.parse().ok())
+        .collect()
 }
 
 fn busy_between(before: (u64, u64), after: (u64, u64), cores: usize) -> Option<f64> {
@@ -215,13 +221,7 @@ impl CpuCounters {
     }
 
     fn parse(stat: &str) -> Option<CpuCounters> {
-        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-        let cols: Vec<u64> = line
-            .split_whitespace()
-            .skip(1)
-            .take(8)
-            .map(|c| c.parse().ok())
-            .collect::<Option<_>>()?;
+        let cols = cpu_columns(stat)?;
         // Kernels before 2.6.11 have no steal column.
         (cols.len() == 8).then(|| CpuCounters {
             total: cols.iter().sum(),
