@@ -534,19 +534,12 @@ fn survey_cores(watch: Duration) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The cores' round trips a results file recorded, if any.
-fn cores_apart(file: &Path, chapter: &str) -> Option<harness::cores::CoresApart> {
+/// A results file's provenance, if the file reads: where the machine-state
+/// lines of `compare` come from.
+fn provenance_of(file: &Path, chapter: &str) -> Option<harness::results::Provenance> {
     read_results::<serde_json::Value>(file, chapter)
-        .ok()?
-        .provenance
-        .cores_apart
-}
-
-fn steal_share(file: &Path, chapter: &str) -> Option<f64> {
-    read_results::<serde_json::Value>(file, chapter)
-        .ok()?
-        .provenance
-        .steal_share
+        .ok()
+        .map(|f| f.provenance)
 }
 
 fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
@@ -639,9 +632,13 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                     }
                 );
             }
+            let (pa, pb) = (
+                provenance_of(&file_a, info.name),
+                provenance_of(&file_b, info.name),
+            );
             let (ca, cb) = (
-                cores_apart(&file_a, info.name),
-                cores_apart(&file_b, info.name),
+                pa.as_ref().and_then(|p| p.cores_apart.clone()),
+                pb.as_ref().and_then(|p| p.cores_apart.clone()),
             );
             if ca.is_some() || cb.is_some() {
                 println!(
@@ -652,8 +649,8 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                 );
             }
             let (sa, sb) = (
-                steal_share(&file_a, info.name),
-                steal_share(&file_b, info.name),
+                pa.as_ref().and_then(|p| p.steal_share),
+                pb.as_ref().and_then(|p| p.steal_share),
             );
             if sa.is_some() || sb.is_some() {
                 let show = |s: Option<f64>| {
