@@ -14,6 +14,12 @@
 //! one met; a gate (`machines.toml`, or `harness measure --core-gate`)
 //! makes the timings wait for the close spell, so that every run measures
 //! the same machine.
+//!
+//! The same VM also has hours in which the host keeps its vCPUs off their
+//! cores for a fifth or more of their time (steal). A timing that lost that
+//! much measured a machine with less than two cores: the same wrapper reads
+//! the kernel's CPU counters around every timing and measures a stolen one
+//! again, from the same budget.
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,7 +44,8 @@ const RECHECK: Duration = Duration::from_millis(200);
 /// check passes again), so a machine stuck in a far spell costs one long
 /// wait per run, not one per timing.
 const SHORT_PATIENCE: Duration = Duration::from_secs(2);
-/// Times a timing is measured again when the cores drifted apart during it.
+/// Times a timing is measured again when the cores drifted apart during it,
+/// or the hypervisor stole `STOLEN` of its CPU time.
 const RETRIES: usize = 2;
 
 /// Environment variables through which `harness measure` hands the gate to
@@ -97,15 +104,14 @@ pub fn round_trip_ns() -> Option<f64> {
 }
 
 /// Timings start only when a check finds the round trip at or below
-/// `limit_ns`, waiting up to `patience` for it. The whole run spends at most
-/// `budget` on the gate, waiting and measuring again together: after that,
-/// timings go ahead and count as beyond the gate when the cores are far, so
-/// a machine stuck apart cannot stretch a quick run into a long one.
+/// `limit_ns`, waiting up to `patience` for it. The run's budget (see
+/// `start_run`) caps the waiting: after that, timings go ahead and count as
+/// beyond the gate when the cores are far, so a machine stuck apart cannot
+/// stretch a quick run into a long one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gate {
     pub limit_ns: f64,
     pub patience: Duration,
-    pub budget: Duration,
 }
 
 /// Reads a gate value as given on the command line, in `machines.toml` or
@@ -161,7 +167,7 @@ pub fn machines_file() -> std::path::PathBuf {
 /// The gate this process measures under: `GATE_ENV` when set (that is how
 /// `harness measure` passes on `--core-gate`), else this machine's entry in
 /// `machines.toml`, else none.
-pub fn gate_for(machine_id: &str, budget: Duration) -> Result<Option<Gate>> {
+pub fn gate_for(machine_id: &str) -> Result<Option<Gate>> {
     let limit = match std::env::var(GATE_ENV) {
         Ok(v) => parse_limit(&v).with_context(|| format!("{GATE_ENV}={v}"))?,
         Err(std::env::VarError::NotPresent) => {
@@ -181,11 +187,7 @@ pub fn gate_for(machine_id: &str, budget: Duration) -> Result<Option<Gate>> {
         }
         Err(_) => DEFAULT_PATIENCE,
     };
-    Ok(limit.map(|limit_ns| Gate {
-        limit_ns,
-        patience,
-        budget,
-    }))
+    Ok(limit.map(|limit_ns| Gate { limit_ns, patience }))
 }
 
 /// What a run's checks found, kept in its provenance.
@@ -208,8 +210,8 @@ pub struct CoresApart {
     pub remeasured: usize,
     /// Seconds spent waiting at the gate.
     pub waited_s: f64,
-    /// Seconds spent on timings that were thrown away; `None` in files from
-    /// before this was counted.
+    /// Seconds spent on timings that were thrown away (for either reason);
+    /// `None` in files from before this was counted.
     #[serde(default)]
     pub remeasured_s: Option<f64>,
     /// The largest share of CPU time the hypervisor stole during one kept
@@ -219,6 +221,11 @@ pub struct CoresApart {
     pub steal_max: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stolen_timings: Option<usize>,
+    /// Timings thrown away and measured again because they lost at least
+    /// `STOLEN`; `None` where steal could not be read, and in files from
+    /// before stolen timings were measured again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_remeasured: Option<usize>,
 }
 
 /// A timing that lost this share of its CPU time to the hypervisor counts as
@@ -241,10 +248,14 @@ impl CoresApart {
 #[derive(Default)]
 struct Log {
     gate: Option<Gate>,
+    /// The most the run spends waiting at the gate and on timings thrown
+    /// away; zero outside a run, so nothing is measured again there.
+    budget: Duration,
     at_timings: Vec<f64>,
     timings: usize,
     beyond_gate: usize,
     remeasured: usize,
+    steal_remeasured: usize,
     waited: Duration,
     /// Time of the timings thrown away.
     discarded: Duration,
@@ -267,10 +278,12 @@ fn with_log<T>(f: impl FnOnce(&mut Log) -> T) -> T {
     f(guard.get_or_insert_with(Log::default))
 }
 
-/// Starts a fresh record for one run under `gate`.
-pub fn start_run(gate: Option<Gate>) {
+/// Starts a fresh record for one run under `gate`, which may spend up to
+/// `budget` waiting at the gate and measuring timings again.
+pub fn start_run(gate: Option<Gate>, budget: Duration) {
     *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Log {
         gate,
+        budget,
         ..Log::default()
     });
 }
@@ -302,6 +315,7 @@ pub fn finish_run() -> Option<CoresApart> {
         remeasured_s: Some(log.discarded.as_secs_f64()),
         steal_max: (!steal.is_empty()).then(|| steal.iter().copied().fold(0.0, f64::max)),
         stolen_timings: (!steal.is_empty()).then(|| steal.iter().filter(|&&s| s >= STOLEN).count()),
+        steal_remeasured: (!steal.is_empty()).then_some(log.steal_remeasured),
     })
 }
 
@@ -312,13 +326,13 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
     let Some(gate) = gate else {
         return (check(), true);
     };
-    let (gave_up, spent) = with_log(|l| (l.gave_up, l.spent()));
+    let (gave_up, left) = with_log(|l| (l.gave_up, l.budget.saturating_sub(l.spent())));
     let patience = if gave_up {
         gate.patience.min(SHORT_PATIENCE)
     } else {
         gate.patience
     }
-    .min(gate.budget.saturating_sub(spent));
+    .min(left);
     let started = Instant::now();
     loop {
         let ns = check();
@@ -336,34 +350,43 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
     }
 }
 
-/// Runs `timed` between checks of the cores, waiting at the gate first and
-/// measuring again (up to `RETRIES` times, and while the run's budget lasts)
-/// when the cores drifted beyond it while it ran. `check` is `round_trip_ns`
-/// outside tests.
+/// Runs `timed` between checks of the cores, waiting at the gate first, and
+/// measures it again (up to `RETRIES` times, and while the run's budget
+/// lasts) when the cores drifted beyond the gate while it ran or the
+/// hypervisor stole at least `STOLEN` of its CPU time. `check` is
+/// `round_trip_ns` and `counters` is `CpuCounters::read` outside tests.
 pub fn gated<T>(
     gate: Option<Gate>,
     mut check: impl FnMut() -> Option<f64>,
+    mut counters: impl FnMut() -> Option<CpuCounters>,
     mut timed: impl FnMut() -> Result<T>,
 ) -> Result<T> {
     let mut attempt = 0;
     loop {
         let (before, started_within) = settle(gate, &mut check);
-        let counters = CpuCounters::read();
+        let start = counters();
         let began = Instant::now();
         let out = timed()?;
         let took = began.elapsed();
-        let steal = counters
-            .zip(CpuCounters::read())
+        let steal = start
+            .zip(counters())
             .and_then(|(start, end)| start.steal_share_over(&end, STEAL_WINDOW_JIFFIES));
         let after = check();
-        let (ended_within, affordable) = match (gate, after) {
-            (Some(g), Some(ns)) => (ns <= g.limit_ns, with_log(|l| l.spent() + took <= g.budget)),
-            _ => (true, true),
+        let ended_within = match (gate, after) {
+            (Some(g), Some(ns)) => ns <= g.limit_ns,
+            _ => true,
         };
-        if started_within && !ended_within && attempt < RETRIES && affordable {
+        let drifted = started_within && !ended_within;
+        let stolen = steal.is_some_and(|s| s >= STOLEN);
+        let affordable = with_log(|l| l.spent() + took <= l.budget);
+        if (drifted || stolen) && attempt < RETRIES && affordable {
             attempt += 1;
             with_log(|l| {
-                l.remeasured += 1;
+                if drifted {
+                    l.remeasured += 1;
+                } else {
+                    l.steal_remeasured += 1;
+                }
                 l.discarded += took;
             });
             continue;
@@ -406,12 +429,36 @@ mod tests {
     /// Serialises the tests that use the process-wide log.
     static SERIAL: Mutex<()> = Mutex::new(());
 
+    /// A budget no test reaches.
+    const HOUR: Duration = Duration::from_secs(3600);
+
     fn gate(limit_ns: f64, patience_ms: u64) -> Option<Gate> {
         Some(Gate {
             limit_ns,
             patience: Duration::from_millis(patience_ms),
-            budget: Duration::from_secs(3600),
         })
+    }
+
+    /// No CPU counters: steal plays no part.
+    fn unread() -> Option<CpuCounters> {
+        None
+    }
+
+    /// CPU counters that advance by `total` jiffies per timing, of which the
+    /// given shares are stolen in turn (the last one forever).
+    fn stealing(total: u64, shares: &[f64]) -> impl FnMut() -> Option<CpuCounters> {
+        let shares = shares.to_vec();
+        let (mut now, mut reads) = (CpuCounters { total: 0, steal: 0 }, 0usize);
+        move || {
+            // Reads come in pairs around a timing: the second one advances.
+            if reads % 2 == 1 {
+                let share = shares[(reads / 2).min(shares.len() - 1)];
+                now.total += total;
+                now.steal += (share * total as f64).round() as u64;
+            }
+            reads += 1;
+            Some(now)
+        }
     }
 
     /// A check that returns the given round trips in turn, then the last forever.
@@ -441,9 +488,9 @@ mod tests {
     #[test]
     fn without_a_gate_timings_run_at_once_and_record_both_checks() {
         let _s = SERIAL.lock().unwrap();
-        start_run(None);
+        start_run(None, HOUR);
         let mut runs = 0;
-        let out = gated(None, script(&[200.0, 410.0]), || {
+        let out = gated(None, script(&[200.0, 410.0]), unread, || {
             runs += 1;
             Ok(7)
         })
@@ -462,11 +509,11 @@ mod tests {
     #[test]
     fn each_timing_records_what_the_hypervisor_stole_during_it() {
         let _s = SERIAL.lock().unwrap();
-        start_run(None);
+        start_run(None, HOUR);
         for _ in 0..2 {
             // Long enough for the kernel's CPU counters to tick past the
             // window on any number of cores (0.2 s each).
-            gated(None, script(&[200.0, 200.0]), || {
+            gated(None, script(&[200.0, 200.0]), CpuCounters::read, || {
                 std::thread::sleep(Duration::from_millis(200));
                 Ok(())
             })
@@ -483,8 +530,8 @@ mod tests {
         }
         // An instant timing is too short for the counters: it adds nothing,
         // rather than a zero or a tick's worth of noise.
-        start_run(None);
-        gated(None, script(&[200.0, 200.0]), || Ok(())).unwrap();
+        start_run(None, HOUR);
+        gated(None, script(&[200.0, 200.0]), CpuCounters::read, || Ok(())).unwrap();
         let found = finish_run().unwrap();
         assert_eq!((found.steal_max, found.stolen_timings), (None, None));
     }
@@ -492,12 +539,12 @@ mod tests {
     #[test]
     fn the_gate_waits_for_close_cores_and_remeasures_a_timing_they_left() {
         let _s = SERIAL.lock().unwrap();
-        start_run(gate(330.0, 10_000));
+        start_run(gate(330.0, 10_000), HOUR);
         let mut runs = 0;
         // Far twice (wait), close (start), far after (measure again), close
         // before and after the second attempt.
         let check = script(&[400.0, 390.0, 250.0, 405.0, 240.0, 260.0]);
-        gated(gate(330.0, 10_000), check, || {
+        gated(gate(330.0, 10_000), check, unread, || {
             runs += 1;
             Ok(())
         })
@@ -520,10 +567,10 @@ mod tests {
     #[test]
     fn a_gate_that_is_never_met_gives_up_and_says_so() {
         let _s = SERIAL.lock().unwrap();
-        start_run(gate(100.0, 300));
+        start_run(gate(100.0, 300), HOUR);
         let mut runs = 0;
         for _ in 0..2 {
-            gated(gate(100.0, 300), script(&[400.0]), || {
+            gated(gate(100.0, 300), script(&[400.0]), unread, || {
                 runs += 1;
                 Ok(())
             })
@@ -549,12 +596,11 @@ mod tests {
         let g = Some(Gate {
             limit_ns: 100.0,
             patience: Duration::from_secs(60),
-            budget: Duration::from_millis(500),
         });
-        start_run(g);
+        start_run(g, Duration::from_millis(500));
         let started = Instant::now();
         for _ in 0..5 {
-            gated(g, script(&[400.0]), || Ok(())).unwrap();
+            gated(g, script(&[400.0]), unread, || Ok(())).unwrap();
         }
         // Five timings under a gate never met: half a second of waiting in
         // all, not a minute each.
@@ -575,9 +621,8 @@ mod tests {
         let g = Some(Gate {
             limit_ns: 330.0,
             patience: Duration::from_secs(60),
-            budget: Duration::from_millis(250),
         });
-        start_run(g);
+        start_run(g, Duration::from_millis(250));
         // Close before, far after, every time; each timing takes 100 ms.
         let mut flip = false;
         let mut check = move || {
@@ -586,7 +631,7 @@ mod tests {
         };
         let mut runs = 0;
         for _ in 0..3 {
-            gated(g, &mut check, || {
+            gated(g, &mut check, unread, || {
                 runs += 1;
                 std::thread::sleep(Duration::from_millis(100));
                 Ok(())
@@ -608,7 +653,7 @@ mod tests {
     #[test]
     fn retries_run_out_and_the_last_attempt_is_kept() {
         let _s = SERIAL.lock().unwrap();
-        start_run(gate(330.0, 1_000));
+        start_run(gate(330.0, 1_000), HOUR);
         let mut runs = 0;
         // Close before, far after, every time.
         let mut flip = false;
@@ -616,7 +661,7 @@ mod tests {
             flip = !flip;
             Some(if flip { 200.0 } else { 450.0 })
         };
-        gated(gate(330.0, 1_000), check, || {
+        gated(gate(330.0, 1_000), check, unread, || {
             runs += 1;
             Ok(())
         })
@@ -630,10 +675,82 @@ mod tests {
     }
 
     #[test]
+    fn a_stolen_timing_is_measured_again_without_any_gate() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(None, HOUR);
+        let mut runs = 0;
+        // 30 % stolen, then 2 %: the second attempt is kept.
+        gated(None, script(&[200.0]), stealing(100, &[0.3, 0.02]), || {
+            runs += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, 2);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.timings, found.remeasured, found.steal_remeasured),
+            (1, 0, Some(1))
+        );
+        assert_eq!(
+            (found.stolen_timings, found.steal_max),
+            (Some(0), Some(0.02))
+        );
+    }
+
+    #[test]
+    fn stolen_timings_are_kept_when_retries_or_budget_run_out() {
+        let _s = SERIAL.lock().unwrap();
+        // Stolen every time: measured RETRIES more times, then kept as stolen.
+        start_run(None, HOUR);
+        let mut runs = 0;
+        gated(None, script(&[200.0]), stealing(100, &[0.25]), || {
+            runs += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, 1 + RETRIES);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.stolen_timings, found.steal_remeasured),
+            (Some(1), Some(RETRIES))
+        );
+        // No budget (smoke runs, or no run at all): nothing measured again.
+        start_run(None, Duration::ZERO);
+        let mut runs = 0;
+        gated(None, script(&[200.0]), stealing(100, &[0.25]), || {
+            runs += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, 1);
+        let found = finish_run().unwrap();
+        assert_eq!(
+            (found.stolen_timings, found.steal_remeasured),
+            (Some(1), Some(0))
+        );
+        // Below the threshold, or over a window too short to resolve it:
+        // kept at once.
+        for (jiffies, share) in [(100, 0.09), (10, 0.5)] {
+            start_run(None, HOUR);
+            let mut runs = 0;
+            gated(None, script(&[200.0]), stealing(jiffies, &[share]), || {
+                runs += 1;
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(runs, 1, "{jiffies} jiffies, {share} stolen");
+            let _ = finish_run();
+        }
+    }
+
+    #[test]
     fn a_failed_timing_is_an_error_not_a_retry() {
         let _s = SERIAL.lock().unwrap();
-        start_run(None);
-        let err = gated(None, script(&[200.0]), || -> Result<()> { bail!("boom") }).unwrap_err();
+        start_run(None, HOUR);
+        let err = gated(None, script(&[200.0]), unread, || -> Result<()> {
+            bail!("boom")
+        })
+        .unwrap_err();
         assert_eq!(err.to_string(), "boom");
         assert_eq!(finish_run(), None);
     }

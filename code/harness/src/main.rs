@@ -243,11 +243,13 @@ fn measure(
     }
     let binaries: Vec<PathBuf> = chapters.iter().map(|c| binary(c)).collect::<Result<_>>()?;
     let mut summary = Vec::new();
+    let mut stolen = Vec::new();
     let mut failed = 0;
     for (k, (chapter, bin)) in chapters.iter().zip(binaries).enumerate() {
         let started = Instant::now();
         let target = store.results_path(chapter.name, &Machine::detect().id);
         let before = read_results::<serde_json::Value>(&target, chapter.name).ok();
+        let before_date = before.as_ref().map(|b| b.provenance.date.clone());
         eprintln!(
             "== [{}/{}] {} ({} profile, step timeout {} s)",
             k + 1,
@@ -303,10 +305,23 @@ fn measure(
             chapter.name,
             started.elapsed().as_secs_f64()
         ));
+        // A run the hypervisor cut into is kept, but not quietly.
+        if let Ok(after) = read_results::<serde_json::Value>(&target, chapter.name) {
+            let note = harness::chapter::steal_note(&after.provenance);
+            if !note.is_empty() && before_date.as_deref() != Some(after.provenance.date.as_str()) {
+                stolen.push(format!("{}: {}", chapter.name, note.trim()));
+            }
+        }
     }
     eprintln!("\n== summary ({profile} profile)");
     for line in &summary {
         eprintln!("{line}");
+    }
+    if !stolen.is_empty() {
+        eprintln!("measured while the host took CPU time away (compare these with care):");
+        for s in stolen {
+            eprintln!("  {s}");
+        }
     }
     let stale: Vec<String> = registry::written()
         .filter_map(|c| {

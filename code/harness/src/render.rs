@@ -253,11 +253,16 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         let per_timing = p
             .cores_apart
             .as_ref()
-            .and_then(|c| Some((c.steal_max?, c.stolen_timings?, c.timings)))
-            .map_or(String::new(), |(max, stolen, timings)| {
+            .and_then(|c| Some((c.steal_max?, c.stolen_timings?, c)))
+            .map_or(String::new(), |(max, stolen, c)| {
+                let again = match c.steal_remeasured {
+                    Some(n) if n > 0 => format!(" (after {} measured again)", plural(n, "stolen one")),
+                    _ => String::new(),
+                };
                 format!(
-                    "; up to {:.0} % in one timing, {stolen} of {timings} timings lost at least {:.0} %",
+                    "; up to {:.0} % in one timing, {stolen} of {} timings lost at least {:.0} %{again}",
                     max * 100.0,
+                    c.timings,
                     crate::cores::STOLEN * 100.0
                 )
             });
@@ -399,6 +404,7 @@ mod tests {
                     remeasured_s,
                     steal_max: remeasured_s.map(|_| 0.31),
                     stolen_timings: remeasured_s.map(|_| 2),
+                    steal_remeasured: remeasured_s.map(|_| 5),
                 }),
                 // The same switch: a file that has one has the other.
                 steal_share: remeasured_s.map(|_| 0.0734),
@@ -415,7 +421,8 @@ mod tests {
         assert!(
             card.contains(
                 "<dt>Hypervisor steal</dt><dd>7.3 % of CPU time while measuring; up to 31 % \
-                 in one timing, 2 of 40 timings lost at least 10 %</dd>"
+                 in one timing, 2 of 40 timings lost at least 10 % (after 5 stolen ones \
+                 measured again)</dd>"
             ),
             "{card}"
         );
