@@ -228,8 +228,9 @@ pub struct CoresApart {
     pub steal_remeasured: Option<usize>,
 }
 
-/// A timing that lost this share of its CPU time to the hypervisor counts as
-/// stolen: on two cores, a fifth of one core's time.
+/// A timing that surely lost this share of its CPU time to the hypervisor
+/// (not counting a tick that may be rounding) counts as stolen: on two
+/// cores, a fifth of one core's time.
 pub const STOLEN: f64 = 0.1;
 
 /// Steal is read for timings that span at least this many jiffies of CPU
@@ -259,8 +260,9 @@ struct Log {
     waited: Duration,
     /// Time of the timings thrown away.
     discarded: Duration,
-    /// Steal share during each kept timing whose counters could be read.
-    steal_at_timings: Vec<f64>,
+    /// Steal during each kept timing whose counters could be read: the share
+    /// read, and the least share surely stolen (`steal_share_at_least`).
+    steal_at_timings: Vec<(f64, f64)>,
     gave_up: bool,
 }
 
@@ -313,8 +315,9 @@ pub fn finish_run() -> Option<CoresApart> {
         remeasured: log.remeasured,
         waited_s: log.waited.as_secs_f64(),
         remeasured_s: Some(log.discarded.as_secs_f64()),
-        steal_max: (!steal.is_empty()).then(|| steal.iter().copied().fold(0.0, f64::max)),
-        stolen_timings: (!steal.is_empty()).then(|| steal.iter().filter(|&&s| s >= STOLEN).count()),
+        steal_max: (!steal.is_empty()).then(|| steal.iter().map(|s| s.0).fold(0.0, f64::max)),
+        stolen_timings: (!steal.is_empty())
+            .then(|| steal.iter().filter(|(_, least)| *least >= STOLEN).count()),
         steal_remeasured: (!steal.is_empty()).then_some(log.steal_remeasured),
     })
 }
@@ -368,16 +371,19 @@ pub fn gated<T>(
         let began = Instant::now();
         let out = timed()?;
         let took = began.elapsed();
-        let steal = start
-            .zip(counters())
-            .and_then(|(start, end)| start.steal_share_over(&end, STEAL_WINDOW_JIFFIES));
+        let steal = start.zip(counters()).and_then(|(start, end)| {
+            Some((
+                start.steal_share_over(&end, STEAL_WINDOW_JIFFIES)?,
+                start.steal_share_at_least(&end, STEAL_WINDOW_JIFFIES)?,
+            ))
+        });
         let after = check();
         let ended_within = match (gate, after) {
             (Some(g), Some(ns)) => ns <= g.limit_ns,
             _ => true,
         };
         let drifted = started_within && !ended_within;
-        let stolen = steal.is_some_and(|s| s >= STOLEN);
+        let stolen = steal.is_some_and(|(_, least)| least >= STOLEN);
         let affordable = with_log(|l| l.spent() + took <= l.budget);
         if (drifted || stolen) && attempt < RETRIES && affordable {
             attempt += 1;
@@ -728,9 +734,10 @@ mod tests {
             (found.stolen_timings, found.steal_remeasured),
             (Some(1), Some(0))
         );
-        // Below the threshold, or over a window too short to resolve it:
+        // Below the threshold, over a window too short to resolve it, or
+        // (10 of 100 jiffies) at it only if a tick of rounding counts:
         // kept at once.
-        for (jiffies, share) in [(100, 0.09), (10, 0.5)] {
+        for (jiffies, share) in [(100, 0.09), (10, 0.5), (100, 0.1)] {
             start_run(None, HOUR);
             let mut runs = 0;
             gated(None, script(&[200.0]), stealing(jiffies, &[share]), || {

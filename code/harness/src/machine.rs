@@ -245,6 +245,16 @@ impl CpuCounters {
         let steal = later.steal.checked_sub(self.steal)?;
         (total >= min_jiffies.max(1)).then(|| steal as f64 / total as f64)
     }
+
+    /// The least share of the time from `self` to `later` that was surely
+    /// stolen. Each reading rounds the kernel's nanoseconds down to a whole
+    /// jiffy, so the difference of two can count one tick more than
+    /// happened; this does not count it. Same `None`s as `steal_share_over`.
+    pub fn steal_share_at_least(&self, later: &CpuCounters, min_jiffies: u64) -> Option<f64> {
+        let share = self.steal_share_over(later, min_jiffies)?;
+        let total = (later.total - self.total) as f64;
+        Some((share - 1.0 / total).max(0.0))
+    }
 }
 
 pub fn rustc_version() -> &'static str {
@@ -280,6 +290,15 @@ mod tests {
         // Too short a window to say: one tick would be a third of it.
         assert_eq!(a.steal_share_over(&b, 301), None);
         assert!(a.steal_share_over(&b, 300).is_some());
+        // At least 99 of those 300 were surely stolen; one tick may be rounding.
+        let least = a.steal_share_at_least(&b, 300).unwrap();
+        assert!((least - 99.0 / 300.0).abs() < 1e-12, "{least}");
+        assert_eq!(a.steal_share_at_least(&b, 301), None);
+        let one_tick = CpuCounters {
+            total: 1020,
+            steal: 1,
+        };
+        assert_eq!(a.steal_share_at_least(&one_tick, 20), Some(0.0));
         // No time passed, counters went backwards, no steal column at all.
         assert_eq!(a.steal_share_until(&a), None);
         assert_eq!(a.steal_share_over(&a, 0), None);
