@@ -680,19 +680,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_stolen_timing_is_measured_again_without_any_gate() {
-        let _s = SERIAL.lock().unwrap();
-        start_run(None, HOUR);
+    /// One timing under no gate, with `budget` and the given counters: how
+    /// many attempts it took, and what the run recorded.
+    fn one_timing(
+        budget: Duration,
+        counters: impl FnMut() -> Option<CpuCounters>,
+    ) -> (usize, CoresApart) {
+        start_run(None, budget);
         let mut runs = 0;
-        // 30 % stolen, then 2 %: the second attempt is kept.
-        gated(None, script(&[200.0]), stealing(100, &[0.3, 0.02]), || {
+        gated(None, script(&[200.0]), counters, || {
             runs += 1;
             Ok(())
         })
         .unwrap();
+        (runs, finish_run().unwrap())
+    }
+
+    #[test]
+    fn a_stolen_timing_is_measured_again_without_any_gate() {
+        let _s = SERIAL.lock().unwrap();
+        // 30 % stolen, then 2 %: the second attempt is kept.
+        let (runs, found) = one_timing(HOUR, stealing(100, &[0.3, 0.02]));
         assert_eq!(runs, 2);
-        let found = finish_run().unwrap();
         assert_eq!(
             (found.timings, found.remeasured, found.steal_remeasured),
             (1, 0, Some(1))
@@ -707,29 +716,15 @@ mod tests {
     fn stolen_timings_are_kept_when_retries_or_budget_run_out() {
         let _s = SERIAL.lock().unwrap();
         // Stolen every time: measured RETRIES more times, then kept as stolen.
-        start_run(None, HOUR);
-        let mut runs = 0;
-        gated(None, script(&[200.0]), stealing(100, &[0.25]), || {
-            runs += 1;
-            Ok(())
-        })
-        .unwrap();
+        let (runs, found) = one_timing(HOUR, stealing(100, &[0.25]));
         assert_eq!(runs, 1 + RETRIES);
-        let found = finish_run().unwrap();
         assert_eq!(
             (found.stolen_timings, found.steal_remeasured),
             (Some(1), Some(RETRIES))
         );
         // No budget (smoke runs, or no run at all): nothing measured again.
-        start_run(None, Duration::ZERO);
-        let mut runs = 0;
-        gated(None, script(&[200.0]), stealing(100, &[0.25]), || {
-            runs += 1;
-            Ok(())
-        })
-        .unwrap();
+        let (runs, found) = one_timing(Duration::ZERO, stealing(100, &[0.25]));
         assert_eq!(runs, 1);
-        let found = finish_run().unwrap();
         assert_eq!(
             (found.stolen_timings, found.steal_remeasured),
             (Some(1), Some(0))
@@ -738,15 +733,8 @@ mod tests {
         // (10 of 100 jiffies) at it only if a tick of rounding counts:
         // kept at once.
         for (jiffies, share) in [(100, 0.09), (10, 0.5), (100, 0.1)] {
-            start_run(None, HOUR);
-            let mut runs = 0;
-            gated(None, script(&[200.0]), stealing(jiffies, &[share]), || {
-                runs += 1;
-                Ok(())
-            })
-            .unwrap();
+            let (runs, _) = one_timing(HOUR, stealing(jiffies, &[share]));
             assert_eq!(runs, 1, "{jiffies} jiffies, {share} stolen");
-            let _ = finish_run();
         }
     }
 
