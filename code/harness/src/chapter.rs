@@ -444,7 +444,7 @@ pub fn measure_in_memory<C: Chapter>(
         log.display()
     ));
     let gate = gate_for(profile)?;
-    let budget = gate_budget(profile);
+    let budget = retake_budget(profile);
     if let Some(g) = gate {
         progress.note(format_args!(
             "each timing waits (up to {} s, {} s in all) until two cores answer each other \
@@ -487,7 +487,7 @@ fn gate_for(profile: Profile) -> Result<Option<crate::cores::Gate>> {
 /// throws away (cores that drifted apart, or a hypervisor that stole a tenth
 /// of the time). Smoke runs only exercise the code: they measure nothing
 /// again.
-fn gate_budget(profile: Profile) -> std::time::Duration {
+fn retake_budget(profile: Profile) -> std::time::Duration {
     std::time::Duration::from_secs(profile.pick(0, 30, 300))
 }
 
