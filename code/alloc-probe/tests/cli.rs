@@ -142,7 +142,7 @@ fn a_hung_step_is_stopped_and_named() {
             "--profile",
             "smoke",
             "--timeout",
-            "1",
+            "2",
             "--results",
         ])
         .arg(dir.path())

@@ -435,6 +435,7 @@ pub fn measure_in_memory<C: Chapter>(
     // before this one.
     let busy = busy_cores(std::time::Duration::from_secs(1));
     let started = Instant::now();
+    progress.phase("start-up");
     // criterion reports every benchmark on stdout and its progress and
     // warnings on stderr. While measuring, the book's progress lines are what
     // a person watches, so criterion's chatter goes to a log file.

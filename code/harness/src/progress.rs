@@ -89,8 +89,9 @@ pub struct Progress {
     started: Instant,
     lines: bool,
     state: Mutex<(u64, u64)>,
-    /// The step under way and when it began, watched by the watchdog.
-    current: Arc<Mutex<(String, Instant)>>,
+    /// The step under way and when it began, watched by the watchdog; none
+    /// until the run announces its first phase or step.
+    current: Arc<Mutex<Option<(String, Instant)>>>,
 }
 
 impl Progress {
@@ -119,7 +120,7 @@ impl Progress {
             started: Instant::now(),
             lines,
             state: Mutex::new((0, 0)),
-            current: Arc::new(Mutex::new(("start-up".into(), Instant::now()))),
+            current: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -136,7 +137,10 @@ impl Progress {
             // every tick would land in the middle of its counts.
             let overran = {
                 let current = current.lock().unwrap();
-                (current.1.elapsed() > limit).then(|| current.0.clone())
+                current
+                    .as_ref()
+                    .filter(|(_, began)| began.elapsed() > limit)
+                    .map(|(step, _)| step.clone())
             };
             if let Some(step) = overran {
                 say(format_args!(
@@ -171,7 +175,7 @@ impl Progress {
         drop(state);
         self.bar.set_position(done);
         self.bar.set_message(what.to_string());
-        *self.current.lock().unwrap() = (what.to_string(), Instant::now());
+        self.watch(what.to_string());
         fault_injection(&what.to_string());
         if self.lines {
             let elapsed = self.started.elapsed();
@@ -192,6 +196,18 @@ impl Progress {
                 fmt_duration(elapsed)
             ));
         }
+    }
+
+    /// Starts the watchdog's clock on work that is not a counted step (the
+    /// run's start-up). Time before the first phase or step is not watched:
+    /// it is the harness's own bounded sampling of the machine, which a short
+    /// `--timeout` must not mistake for a hung benchmark.
+    pub fn phase(&self, what: &str) {
+        self.watch(what.to_string());
+    }
+
+    fn watch(&self, what: String) {
+        *self.current.lock().unwrap() = Some((what, Instant::now()));
     }
 
     /// A line for the person watching (not counted as a step).
