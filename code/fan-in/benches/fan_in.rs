@@ -5,13 +5,14 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fan_in::experiment::Rig;
+use fan_in::placement::Placement;
 use fan_in::sink::SinkKind;
 use fan_in::Design;
 
 const WORKERS: [usize; 4] = [1, 64, 1024, 8192];
 
 fn fan_in(c: &mut Criterion) {
-    let mut rig = Rig::new().expect("runtime and loopback sink");
+    let mut rig = Rig::new(Placement::Pinned).expect("runtime and loopback sink");
     for kind in SinkKind::ALL {
         let name = match kind {
             SinkKind::Tcp => "tcp",

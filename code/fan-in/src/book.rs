@@ -11,7 +11,8 @@ use harness::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{plan, time_point, worker_threads, Measured, Rig};
+use crate::experiment::{plan, time_point, worker_threads, Measured, Rig, FREE_DESIGNS};
+use crate::placement::{Pins, Placement};
 use crate::sink::SinkKind;
 use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
 
@@ -34,10 +35,23 @@ pub struct FanInData {
     /// Criterion samples per point and pass (heavy points excepted).
     pub samples_per_point: usize,
     pub points: Vec<Measured>,
+    /// Where the threads of `points` ran (see `placement`); files from
+    /// before the chapter pinned them ran free.
+    #[serde(default = "free_placement")]
+    pub placement: Placement,
+    /// The free-placement control: a few worker counts measured again with
+    /// the scheduler choosing (TCP sink, `FREE_DESIGNS`). Empty where the
+    /// main sweep itself ran free.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub free_points: Vec<Measured>,
 }
 
 fn one_pass() -> usize {
     1
+}
+
+fn free_placement() -> Placement {
+    Placement::Free
 }
 
 impl FanInData {
@@ -182,6 +196,12 @@ impl Chapter for FanIn {
             about: "the book's design against the std swap and the floor",
         },
         Exhibit {
+            name: "placement-table",
+            kind: ExhibitKind::Table,
+            about: "pinned against free thread placement at a few worker counts, with each \
+                    placement's spread between passes",
+        },
+        Exhibit {
             name: "verdicts",
             kind: ExhibitKind::Verdicts,
             about: "FAN-1..FAN-4",
@@ -190,14 +210,27 @@ impl Chapter for FanIn {
     const CLAIMS: &'static [Claim] = CLAIMS;
 
     fn measure(profile: Profile, progress: &Progress) -> Result<FanInData> {
-        let plan = plan(profile);
+        let mut plan = plan(profile);
+        let placement = if Pins::for_this_thread().is_some() {
+            Placement::Pinned
+        } else {
+            // Nothing to contrast the control with.
+            progress.note("this OS cannot pin threads: every point runs with free placement");
+            plan.free_workers.clear();
+            Placement::Free
+        };
         let scratch = tempfile::tempdir()?;
         progress.set_total(plan.timings(SinkKind::ALL.len()) as u64);
         let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
+        let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
         for pass in 0..plan.passes {
-            // A fresh runtime, socket and sink thread each pass, so one
-            // pass's luck in where threads landed does not carry over.
-            let mut rig = Rig::new()?;
+            // A fresh runtime, socket and sink thread each pass.
+            let mut rig = Rig::new(placement)?;
+            ensure!(
+                rig.placement() == placement,
+                "pass {}: the rig's threads could not be pinned",
+                pass + 1
+            );
             for kind in SinkKind::ALL {
                 for &workers in &plan.workers {
                     // Designs alternate at each worker count, so a burst of
@@ -225,6 +258,41 @@ impl Chapter for FanIn {
                 }
             }
             rig.finish()?;
+            if plan.free_workers.is_empty() {
+                continue;
+            }
+            let mut rig = Rig::new(Placement::Free)?;
+            for &workers in &plan.free_workers {
+                for design in FREE_DESIGNS {
+                    if !plan.measures_in(pass, design, workers) {
+                        continue;
+                    }
+                    progress.step(format!(
+                        "pass {}/{}, free placement, {}, {workers} workers, {}",
+                        pass + 1,
+                        plan.passes,
+                        SinkKind::Tcp.label(),
+                        design.label()
+                    ));
+                    let m = time_point(
+                        &mut rig,
+                        scratch.path(),
+                        plan.sampling_for(design, workers),
+                        (design, SinkKind::Tcp, workers),
+                        pass,
+                    )?;
+                    free_passes.entry((design, workers)).or_default().push(m);
+                }
+            }
+            rig.finish()?;
+        }
+        let mut free_points = Vec::new();
+        for &workers in &plan.free_workers {
+            for design in FREE_DESIGNS {
+                if let Some(parts) = free_passes.remove(&(design, workers)) {
+                    free_points.push(Measured::pooled(parts)?);
+                }
+            }
         }
         // In the sweep's order: sink, then workers, then design.
         let mut points = Vec::new();
@@ -248,6 +316,8 @@ impl Chapter for FanIn {
             passes: plan.passes,
             samples_per_point: plan.sampling.samples,
             points,
+            placement,
+            free_points,
         })
     }
 
@@ -267,50 +337,26 @@ impl Chapter for FanIn {
         );
         let mut seen = BTreeSet::new();
         for m in &data.points {
-            let what = format!(
-                "{} / {} / {} workers",
-                m.sink.label(),
-                m.design.id(),
-                m.workers
-            );
-            ensure!(
-                data.workers.contains(&m.workers),
-                "{what}: worker count not in the sweep"
-            );
+            let what = check_point(data, m, "")?;
             ensure!(
                 seen.insert((m.sink, m.design, m.workers)),
                 "{what}: measured twice"
             );
-            for (name, e) in [("mean", &m.timing.mean), ("median", &m.timing.median)] {
-                ensure!(
-                    [e.point_ns, e.lower_ns, e.upper_ns]
-                        .iter()
-                        .all(|v| v.is_finite() && *v > 0.0),
-                    "{what}: {name} time is zero, negative or not a number ({e:?})"
-                );
-                ensure!(
-                    e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
-                    "{what}: {name} lies outside its interval ({e:?})"
-                );
-            }
-            ensure!(m.timing.samples > 0, "{what}: no samples");
+        }
+        let mut seen_free = BTreeSet::new();
+        for m in &data.free_points {
+            let what = check_point(data, m, "free placement, ")?;
             ensure!(
-                m.bursts >= m.timing.samples as u64,
-                "{what}: fewer validated bursts ({}) than samples ({})",
-                m.bursts,
-                m.timing.samples
+                data.placement == Placement::Pinned,
+                "{what}: a free-placement control beside a sweep that itself ran free"
             );
             ensure!(
-                m.bytes_per_burst == (m.workers * data.per_worker) as u64,
-                "{what}: {} bytes per burst, expected {}",
-                m.bytes_per_burst,
-                m.workers * data.per_worker
+                m.sink == SinkKind::Tcp && FREE_DESIGNS.contains(&m.design),
+                "{what}: not a point the free-placement control measures"
             );
             ensure!(
-                m.writes_per_burst >= 1.0 && m.writes_per_burst <= m.bytes_per_burst as f64,
-                "{what}: {} write calls per burst for {} bytes",
-                m.writes_per_burst,
-                m.bytes_per_burst
+                seen_free.insert((m.design, m.workers)),
+                "{what}: measured twice"
             );
         }
         for kind in SinkKind::ALL {
@@ -334,6 +380,7 @@ impl Chapter for FanIn {
             "designs-table" => designs_table(book),
             "split-table" => split_table(book),
             "own-design" => own_design(book),
+            "placement-table" => placement_table(book),
             "verdicts" => Ok(vec![Block::Verdicts(
                 book.runs.iter().flat_map(verdicts).collect(),
             )]),
@@ -350,6 +397,53 @@ impl Chapter for FanIn {
 const STAT: Statistic = Statistic::Median;
 
 /// The figure of merit everywhere: criterion's median of one burst.
+/// Checks one measured point against the run's parameters; returns its name
+/// for the caller's own messages.
+fn check_point(data: &FanInData, m: &Measured, prefix: &str) -> Result<String> {
+    let what = format!(
+        "{prefix}{} / {} / {} workers",
+        m.sink.label(),
+        m.design.id(),
+        m.workers
+    );
+    ensure!(
+        data.workers.contains(&m.workers),
+        "{what}: worker count not in the sweep"
+    );
+    for (name, e) in [("mean", &m.timing.mean), ("median", &m.timing.median)] {
+        ensure!(
+            [e.point_ns, e.lower_ns, e.upper_ns]
+                .iter()
+                .all(|v| v.is_finite() && *v > 0.0),
+            "{what}: {name} time is zero, negative or not a number ({e:?})"
+        );
+        ensure!(
+            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
+            "{what}: {name} lies outside its interval ({e:?})"
+        );
+    }
+    ensure!(m.timing.samples > 0, "{what}: no samples");
+    ensure!(
+        m.bursts >= m.timing.samples as u64,
+        "{what}: fewer validated bursts ({}) than samples ({})",
+        m.bursts,
+        m.timing.samples
+    );
+    ensure!(
+        m.bytes_per_burst == (m.workers * data.per_worker) as u64,
+        "{what}: {} bytes per burst, expected {}",
+        m.bytes_per_burst,
+        m.workers * data.per_worker
+    );
+    ensure!(
+        m.writes_per_burst >= 1.0 && m.writes_per_burst <= m.bytes_per_burst as f64,
+        "{what}: {} write calls per burst for {} bytes",
+        m.writes_per_burst,
+        m.bytes_per_burst
+    );
+    Ok(what)
+}
+
 fn est(m: &Measured) -> &Estimate {
     m.timing.estimate(STAT)
 }
@@ -430,6 +524,10 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
         (
             "Chunk a worker batches before sending (design 6)".to_string(),
             format!("{} bytes", d.chunk_bytes),
+        ),
+        (
+            "Thread placement".to_string(),
+            d.placement.describe().to_string(),
         ),
         ("Worker counts in this run".to_string(), list(&d.workers)),
         (
@@ -680,6 +778,91 @@ fn split_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 format!("{:.0} %", ((n - m) / n * 100.0).max(0.0)),
                 format!("{:.0}", tcp.writes_per_burst),
                 sig3(tcp.bytes_per_burst as f64 / tcp.writes_per_burst),
+            ]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+/// Each pass's median of a pooled timing, in pass order.
+fn pass_medians(t: &Timing) -> Vec<f64> {
+    let mut at = 0;
+    let counts = if t.repeats.is_empty() {
+        vec![t.per_sample_ns.len()]
+    } else {
+        t.repeats.clone()
+    };
+    counts
+        .iter()
+        .filter_map(|&n| {
+            let mut part = t.per_sample_ns.get(at..at + n)?.to_vec();
+            at += n;
+            (!part.is_empty()).then(|| Statistic::Median.of(&mut part))
+        })
+        .collect()
+}
+
+/// "12.3 µs – 45.6 µs" (the lowest and highest pass median).
+fn pass_range(t: &Timing) -> String {
+    let medians = pass_medians(t);
+    let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = medians.iter().copied().fold(0.0, f64::max);
+    if medians.is_empty() {
+        "–".into()
+    } else {
+        format!("{} – {}", nanos(lo), nanos(hi))
+    }
+}
+
+/// The free-placement control beside the pinned sweep: the same designs at
+/// the same counts, time per burst and how far each placement's passes
+/// spread.
+fn placement_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.free_points.is_empty() {
+            blocks.push(Block::Text(format!(
+                "The run on {} ({} profile) has no free-placement control: its threads ran {}.",
+                run.machine(),
+                run.provenance.profile,
+                d.placement.describe()
+            )));
+            continue;
+        }
+        let mut t = Table::new(
+            format!(
+                "Where the threads sit: time per burst into the loopback TCP sink with the \
+                 threads pinned (the rest of the chapter) and free, on {} ({}, {} profile, \
+                 {} passes each, medians with 95 % intervals; pass range = the lowest and \
+                 highest of the passes' own medians).",
+                run.machine(),
+                d.runtime(),
+                run.provenance.profile,
+                d.passes
+            ),
+            &[
+                "Workers",
+                "Design",
+                "Pinned",
+                "Pinned: pass range",
+                "Free",
+                "Free: pass range",
+                "Free ÷ pinned",
+            ],
+        )
+        .left(&[1]);
+        for free in &d.free_points {
+            let pinned = d.tcp(free.design, free.workers)?;
+            t.push(vec![
+                free.workers.to_string(),
+                free.design.label().to_string(),
+                with_spread(est(pinned)),
+                pass_range(&pinned.timing),
+                with_spread(est(free)),
+                pass_range(&free.timing),
+                ratio_ci(&timing::ratio(&free.timing, &pinned.timing, STAT)),
             ]);
         }
         blocks.push(Block::Table(t));

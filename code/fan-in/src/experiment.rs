@@ -3,13 +3,14 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use harness::timing::{Sampling, Timing};
 use harness::Profile;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
 use crate::burst::Tally;
+use crate::placement::{pin_current, Pins, Placement};
 use crate::sink::{Sink, SinkKind, TcpSinkServer};
 use crate::Design;
 
@@ -36,7 +37,15 @@ pub struct Plan {
     /// keeps the run's length in bounds; their spread is small relative to
     /// their size.
     pub heavy: Sampling,
+    /// Worker counts measured a second time with free placement (TCP sink,
+    /// `FREE_DESIGNS`), after each pass's pinned sweep, to show what the
+    /// scheduler's choices cost.
+    pub free_workers: Vec<usize>,
 }
+
+/// The designs the free-placement control measures: the floor, the
+/// published swap and the published baseline.
+pub const FREE_DESIGNS: [Design; 3] = [Design::Floor, Design::StdMutexSwap, Design::MpscUnbounded];
 
 /// Worker count from which write-per-message designs use `Plan::heavy`.
 pub const HEAVY_FROM: usize = 2048;
@@ -68,7 +77,20 @@ impl Plan {
                 .filter(|&(d, w)| self.measures_in(pass, d, w))
                 .count()
         };
-        kinds * (0..self.passes).map(per_pass).sum::<usize>()
+        kinds * (0..self.passes).map(per_pass).sum::<usize>() + self.free_timings()
+    }
+
+    /// Timings of the free-placement control in the whole run.
+    pub fn free_timings(&self) -> usize {
+        (0..self.passes)
+            .map(|pass| {
+                self.free_workers
+                    .iter()
+                    .flat_map(|&w| FREE_DESIGNS.map(|d| (d, w)))
+                    .filter(|&(d, w)| self.measures_in(pass, d, w))
+                    .count()
+            })
+            .sum()
     }
 }
 
@@ -93,6 +115,7 @@ pub fn plan(profile: Profile) -> Plan {
             Sampling::new(10, 40, 150).flat(),
             Sampling::new(20, 200, 1000).flat(),
         ),
+        free_workers: profile.pick(vec![1, 8], vec![1, 16, 512], vec![1, 16, 512]),
     }
 }
 // ANCHOR_END: plan
@@ -104,11 +127,17 @@ pub fn worker_threads() -> usize {
 }
 
 pub fn runtime() -> Result<Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(worker_threads())
-        .enable_all()
-        .build()
-        .context("building the tokio runtime")
+    runtime_on(None)
+}
+
+/// The runtime, its workers pinned by `pins` when given.
+fn runtime_on(pins: Option<&Pins>) -> Result<Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(worker_threads()).enable_all();
+    if let Some(pins) = pins {
+        builder.on_thread_start(pins.worker_hook(worker_threads()));
+    }
+    builder.build().context("building the tokio runtime")
 }
 
 /// One validated burst.
@@ -123,6 +152,8 @@ pub struct Burst {
 /// The runtime, the loopback sink thread and one connected sink of each
 /// kind, all made once: none of it is inside a timed region.
 pub struct Rig {
+    /// Where the threads run: `Some` when pinned (see `placement`).
+    pins: Option<Pins>,
     rt: Runtime,
     server: TcpSinkServer,
     tcp: Option<Sink>,
@@ -131,17 +162,38 @@ pub struct Rig {
 }
 
 impl Rig {
-    pub fn new() -> Result<Rig> {
-        let rt = runtime()?;
-        let server = TcpSinkServer::start()?;
+    /// A rig whose threads run where `placement` says. `Pinned` falls back
+    /// to free where the OS cannot pin; `Rig::placement` tells which it got.
+    pub fn new(placement: Placement) -> Result<Rig> {
+        let pins = match placement {
+            Placement::Pinned => Pins::for_this_thread(),
+            Placement::Free => None,
+        };
+        let rt = runtime_on(pins.as_ref())?;
+        let server = TcpSinkServer::start(pins.as_ref().map(Pins::first))?;
         let tcp = rt.block_on(server.connect())?;
         Ok(Rig {
+            pins,
             rt,
             server,
             tcp: Some(tcp),
             memory: Some(Sink::memory()),
             expected: HashMap::new(),
         })
+    }
+
+    /// Runs `f` on the rig's runtime, outside any timed region (tests).
+    pub fn run<T>(&self, f: impl std::future::Future<Output = T>) -> T {
+        self.rt.block_on(f)
+    }
+
+    /// Where this rig's threads run.
+    pub fn placement(&self) -> Placement {
+        if self.pins.is_some() {
+            Placement::Pinned
+        } else {
+            Placement::Free
+        }
     }
 
     /// Runs one burst and checks the sink received exactly what the producers
@@ -163,6 +215,16 @@ impl Rig {
             SinkKind::Tcp => Some(self.server.expect(expected.bytes)?),
             SinkKind::Memory => None,
         };
+        // The driver is the calling thread: pinned for the burst only, so
+        // whatever runs between bursts (the harness's check of the cores)
+        // keeps the thread's own placement.
+        if let Some(pins) = &self.pins {
+            ensure!(
+                pin_current(&[pins.first()]),
+                "could not pin the driver to CPU {}",
+                pins.first()
+            );
+        }
         // ANCHOR: timed
         let (elapsed, outcome) = self.rt.block_on(async move {
             let start = Instant::now();
@@ -182,6 +244,13 @@ impl Rig {
             (start.elapsed(), outcome)
         });
         // ANCHOR_END: timed
+        if let Some(pins) = &self.pins {
+            ensure!(
+                pin_current(pins.allowed()),
+                "could not give the driver back CPUs {:?}",
+                pins.allowed()
+            );
+        }
         let (mut sink, tally) = outcome
             .map_err(|_| {
                 anyhow!(
@@ -293,7 +362,8 @@ pub fn time_point(
     pass: usize,
 ) -> Result<Measured> {
     let id = format!(
-        "{}-{}-w{workers}-pass{pass}",
+        "{}-{}-{}-w{workers}-pass{pass}",
+        rig.placement().label(),
         match kind {
             SinkKind::Tcp => "tcp",
             SinkKind::Memory => "memory",

@@ -5,6 +5,7 @@
 pub mod book;
 pub mod burst;
 pub mod experiment;
+pub mod placement;
 pub mod sink;
 
 pub mod floor;

@@ -98,13 +98,23 @@ pub struct TcpSinkServer {
 }
 
 impl TcpSinkServer {
-    pub fn start() -> Result<TcpSinkServer> {
+    /// Starts the reading thread, pinned to `cpu` when given.
+    pub fn start(cpu: Option<usize>) -> Result<TcpSinkServer> {
         let listener = TcpListener::bind("127.0.0.1:0").context("binding the loopback sink")?;
         let addr = listener.local_addr()?;
         let (tx, rx) = std_mpsc::channel::<Expect>();
         let thread = std::thread::Builder::new()
             .name("fan-in-tcp-sink".into())
-            .spawn(move || serve(listener, rx))?;
+            .spawn(move || {
+                if let Some(cpu) = cpu {
+                    if !crate::placement::pin_current(&[cpu]) {
+                        return Err(io::Error::other(format!(
+                            "could not pin the sink's reader to CPU {cpu}"
+                        )));
+                    }
+                }
+                serve(listener, rx)
+            })?;
         Ok(TcpSinkServer {
             addr,
             expect: Some(tx),

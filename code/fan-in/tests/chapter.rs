@@ -8,7 +8,8 @@ use harness::timing::{Estimate, Timing};
 use harness::{Block, Book, Chapter, Outcome, Profile, Progress, Run};
 
 use fan_in::book::{FanIn, FanInData};
-use fan_in::experiment::Measured;
+use fan_in::experiment::{Measured, FREE_DESIGNS};
+use fan_in::placement::Placement;
 use fan_in::sink::SinkKind;
 use fan_in::Design;
 
@@ -43,6 +44,21 @@ fn smoke_run_checks_and_renders_every_exhibit() {
         assert!(m.bursts >= (plan.passes * plan.sampling.samples) as u64);
     }
 
+    // The free-placement control: every control design at every control
+    // count, over TCP, pooled over the same passes, validated like the rest.
+    if file.data.placement == Placement::Pinned {
+        assert_eq!(
+            file.data.free_points.len(),
+            FREE_DESIGNS.len() * plan.free_workers.len()
+        );
+        for m in &file.data.free_points {
+            assert_eq!(m.sink, SinkKind::Tcp);
+            assert!(plan.free_workers.contains(&m.workers));
+            assert_eq!(m.timing.repeats.len(), plan.passes, "{m:?}");
+            assert_eq!(m.bytes_per_burst, (m.workers * file.data.per_worker) as u64);
+        }
+    }
+
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
     store.write(file).unwrap();
@@ -66,6 +82,19 @@ fn smoke_run_checks_and_renders_every_exhibit() {
     let verdicts = render_exhibit::<FanIn>("verdicts", &store).unwrap();
     for claim in FanIn::CLAIMS {
         assert!(verdicts.contains(&format!("data-claim=\"{}\"", claim.id)));
+    }
+    let placement = render_exhibit::<FanIn>("placement-table", &store).unwrap();
+    if file.data.placement == Placement::Pinned {
+        // One row per control point, each with both placements' pass ranges.
+        for m in &file.data.free_points {
+            assert!(
+                placement.contains(&format!("| {} | {} |", m.workers, m.design.label())),
+                "no row for {} / {}: {placement}",
+                m.workers,
+                m.design.id()
+            );
+        }
+        assert!(placement.matches(" – ").count() >= 2 * file.data.free_points.len());
     }
     let figure = render_exhibit::<FanIn>("burst-figure", &store).unwrap();
     assert!(figure.contains("<svg") && figure.contains("published"));
@@ -101,9 +130,40 @@ fn check_rejects_nonsense() {
     d.points.push(twice);
     rejects("measured twice", d);
 
-    let mut d = good;
+    let mut d = good.clone();
     d.workers.reverse();
     rejects("strictly increasing", d);
+
+    // The free-placement control: only the control's points, once each,
+    // and only beside a pinned sweep.
+    let with_control = |f: &dyn Fn(&mut Measured)| {
+        let mut d = good.clone();
+        let mut m = d
+            .get(SinkKind::Tcp, Design::StdMutexSwap, d.workers[0])
+            .unwrap()
+            .clone();
+        f(&mut m);
+        d.free_points = vec![m];
+        d
+    };
+    FanIn::check(&with_control(&|_| {})).expect("a control point is accepted");
+    rejects(
+        "not a point the free-placement control measures",
+        with_control(&|m| m.design = Design::MpscBounded),
+    );
+    let mut d = with_control(&|m| m.sink = SinkKind::Memory);
+    d.free_points[0].design = Design::Floor;
+    rejects("not a point the free-placement control measures", d);
+    rejects(
+        "worker count not in the sweep",
+        with_control(&|m| m.workers = 3),
+    );
+    let mut d = with_control(&|_| {});
+    d.free_points.push(d.free_points[0].clone());
+    rejects("measured twice", d);
+    let mut d = with_control(&|_| {});
+    d.placement = Placement::Free;
+    rejects("beside a sweep that itself ran free", d);
 }
 
 #[test]
@@ -216,6 +276,8 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         passes: 1,
         samples_per_point: 10,
         points,
+        placement: Placement::Pinned,
+        free_points: Vec::new(),
     }
 }
 

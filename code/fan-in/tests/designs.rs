@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use fan_in::burst::Tally;
 use fan_in::experiment::{runtime, Rig};
+use fan_in::placement::Placement;
 use fan_in::sink::{Sink, SinkKind, TcpSinkServer};
 use fan_in::{Design, PER_WORKER};
 
@@ -24,25 +25,70 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
 #[test]
 fn every_design_delivers_every_byte_with_the_right_checksum() {
     within("the delivery check", || {
-        let mut rig = Rig::new().unwrap();
-        for kind in SinkKind::ALL {
-            for design in Design::ALL {
-                for workers in [1, 3, 17, 64] {
-                    let burst = rig
-                        .burst(design, kind, workers)
-                        .unwrap_or_else(|e| panic!("{e:#}"));
-                    assert_eq!(burst.tally.bytes, (workers * PER_WORKER) as u64);
-                    assert_eq!(
-                        burst.tally,
-                        Tally::expected(workers),
-                        "{} / {}",
-                        kind.label(),
-                        design.id()
-                    );
-                    assert!(burst.writes >= 1, "{} wrote nothing", design.id());
+        for placement in [Placement::Pinned, Placement::Free] {
+            let mut rig = Rig::new(placement).unwrap();
+            for kind in SinkKind::ALL {
+                for design in Design::ALL {
+                    for workers in [1, 3, 17, 64] {
+                        let burst = rig
+                            .burst(design, kind, workers)
+                            .unwrap_or_else(|e| panic!("{e:#}"));
+                        assert_eq!(burst.tally.bytes, (workers * PER_WORKER) as u64);
+                        assert_eq!(
+                            burst.tally,
+                            Tally::expected(workers),
+                            "{} / {}",
+                            kind.label(),
+                            design.id()
+                        );
+                        assert!(burst.writes >= 1, "{} wrote nothing", design.id());
+                    }
                 }
             }
+            assert_eq!(rig.placement(), placement);
+            rig.finish().unwrap();
         }
+    });
+}
+
+/// A pinned rig puts each runtime worker on one CPU of its own and gives the
+/// driver its own CPUs back after every burst (the harness checks the cores
+/// between bursts from that thread, and must not find it pinned).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
+    use fan_in::placement::current_cpus;
+    within("the pinning check", || {
+        let allowed = current_cpus().unwrap();
+        let mut rig = Rig::new(Placement::Pinned).unwrap();
+        assert_eq!(rig.placement(), Placement::Pinned);
+        let burst = rig.burst(Design::StdMutexSwap, SinkKind::Tcp, 8).unwrap();
+        assert_eq!(burst.tally, Tally::expected(8));
+        assert_eq!(current_cpus().unwrap(), allowed, "the driver stayed pinned");
+        // Every runtime worker that runs a task sees exactly one CPU.
+        let seen = rig.run(async {
+            let tasks: Vec<_> = (0..64)
+                .map(|_| tokio::spawn(async { current_cpus().unwrap() }))
+                .collect();
+            let mut seen = Vec::new();
+            for t in tasks {
+                seen.push(t.await.unwrap());
+            }
+            seen
+        });
+        for cpus in &seen {
+            assert_eq!(cpus.len(), 1, "a worker ran on {cpus:?}");
+            assert!(allowed.contains(&cpus[0]));
+        }
+        rig.finish().unwrap();
+        // A free rig leaves its workers the process's CPUs.
+        let rig = Rig::new(Placement::Free).unwrap();
+        let cpus = rig.run(async {
+            tokio::spawn(async { current_cpus().unwrap() })
+                .await
+                .unwrap()
+        });
+        assert_eq!(cpus, allowed);
         rig.finish().unwrap();
     });
 }
@@ -91,7 +137,7 @@ fn only_the_right_multiset_of_bytes_passes_the_checksum() {
 #[test]
 fn the_tcp_sink_rejects_bytes_nobody_expected() {
     within("the stray-byte check", || {
-        let server = TcpSinkServer::start().unwrap();
+        let server = TcpSinkServer::start(None).unwrap();
         let rt = runtime().unwrap();
         let mut sink = rt.block_on(server.connect()).unwrap();
         let report = server.expect(3).unwrap();
@@ -108,7 +154,7 @@ fn the_tcp_sink_rejects_bytes_nobody_expected() {
 #[test]
 fn a_short_delivery_is_an_error_not_a_measurement() {
     within("the short-delivery check", || {
-        let server = TcpSinkServer::start().unwrap();
+        let server = TcpSinkServer::start(None).unwrap();
         let rt = runtime().unwrap();
         let mut sink = rt.block_on(server.connect()).unwrap();
         let report = server.expect(10).unwrap();

@@ -187,7 +187,7 @@ pub enum Statistic {
 
 impl Statistic {
     /// The statistic of `values` (which a median sorts in place).
-    pub(crate) fn of(self, values: &mut [f64]) -> f64 {
+    pub fn of(self, values: &mut [f64]) -> f64 {
         match self {
             Statistic::Mean => values.iter().sum::<f64>() / values.len() as f64,
             Statistic::Median => {

@@ -1,0 +1,184 @@
+//! Where a burst's threads run. Four threads take part in every burst: the
+//! driver that awaits it (`Runtime::block_on`), the runtime's workers, and
+//! the loopback sink's reader. On a virtual machine whose idle cores halt,
+//! a wake-up that crosses to another core can cost far more than the work
+//! it wakes, so a small burst's time depends on where the scheduler happened
+//! to put those threads, and it flips between modes from one stretch of the
+//! run to the next. `Placement::Pinned` fixes the placement, so the run
+//! compares designs rather than placements; the chapter also measures a few
+//! points `Free`, to show what the scheduler's choices cost.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Runtime worker `i` on the `i`-th CPU the process may use (modulo
+    /// their number); the driver and the sink's reader on the first.
+    Pinned,
+    /// Wherever the OS scheduler puts each thread, moment to moment.
+    Free,
+}
+
+impl Placement {
+    pub fn label(self) -> &'static str {
+        match self {
+            Placement::Pinned => "pinned",
+            Placement::Free => "free",
+        }
+    }
+
+    /// What the placement means, for the page.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Placement::Pinned => {
+                "pinned: runtime worker i on the i-th CPU the process may use, \
+                 the driver awaiting the burst and the sink's reader on the first"
+            }
+            Placement::Free => "free: wherever the OS scheduler puts each thread",
+        }
+    }
+}
+
+/// The CPUs a pinned rig assigns, taken from the calling thread's affinity
+/// when the rig is built (a container's cpuset is respected).
+#[derive(Clone, Debug)]
+pub struct Pins {
+    allowed: Vec<usize>,
+}
+
+impl Pins {
+    /// `None` where this OS offers no affinity call, or the call failed: the
+    /// run then measures with free placement and records that it did.
+    pub fn for_this_thread() -> Option<Pins> {
+        let allowed = current_cpus()?;
+        (!allowed.is_empty()).then_some(Pins { allowed })
+    }
+
+    pub fn allowed(&self) -> &[usize] {
+        &self.allowed
+    }
+
+    // ANCHOR: pins
+    /// The CPU of the driver and of the sink's reader.
+    pub fn first(&self) -> usize {
+        self.allowed[0]
+    }
+
+    /// The CPU of runtime worker `i`.
+    pub fn worker(&self, i: usize) -> usize {
+        self.allowed[i % self.allowed.len()]
+    }
+
+    /// A hook for `Builder::on_thread_start`: pins the first `workers`
+    /// threads the runtime starts (its workers, started when it is built)
+    /// one CPU each. Threads it starts later (the blocking pool) inherit the
+    /// affinity of the thread that starts them.
+    pub fn worker_hook(&self, workers: usize) -> impl Fn() + Send + Sync + 'static {
+        let pins = self.clone();
+        let started = Arc::new(AtomicUsize::new(0));
+        move || {
+            let i = started.fetch_add(1, Ordering::Relaxed);
+            if i < workers {
+                pin_current(&[pins.worker(i)]);
+            }
+        }
+    }
+    // ANCHOR_END: pins
+}
+
+/// Restricts the calling thread to `cpus`. Returns whether the OS agreed.
+pub fn pin_current(cpus: &[usize]) -> bool {
+    sys::set(cpus)
+}
+
+/// The CPUs the calling thread may run on, in ascending order.
+pub fn current_cpus() -> Option<Vec<usize>> {
+    sys::get()
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    // glibc's and musl's affinity calls, declared here rather than through
+    // the libc crate: a new dependency would change Cargo.lock, and with it
+    // every chapter's fingerprint. `pid` 0 is the calling thread.
+    extern "C" {
+        fn sched_getaffinity(pid: i32, size: usize, mask: *mut u64) -> i32;
+        fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
+    }
+
+    /// `cpu_set_t`: 1024 CPUs, one bit each.
+    const WORDS: usize = 16;
+
+    pub fn get() -> Option<Vec<usize>> {
+        let mut mask = [0u64; WORDS];
+        // SAFETY: the kernel writes at most `size` bytes into `mask`.
+        let rc = unsafe { sched_getaffinity(0, size_of_val(&mask), mask.as_mut_ptr()) };
+        (rc == 0).then(|| {
+            (0..WORDS * 64)
+                .filter(|&cpu| mask[cpu / 64] >> (cpu % 64) & 1 == 1)
+                .collect()
+        })
+    }
+
+    pub fn set(cpus: &[usize]) -> bool {
+        let mut mask = [0u64; WORDS];
+        for &cpu in cpus {
+            if cpu >= WORDS * 64 {
+                return false;
+            }
+            mask[cpu / 64] |= 1 << (cpu % 64);
+        }
+        // SAFETY: the kernel reads `size` bytes from `mask`.
+        unsafe { sched_setaffinity(0, size_of_val(&mask), mask.as_ptr()) == 0 }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    pub fn get() -> Option<Vec<usize>> {
+        None
+    }
+
+    pub fn set(_: &[usize]) -> bool {
+        false
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_pinned_to_one_cpu_reads_back_that_cpu() {
+        let allowed = current_cpus().expect("affinity readable on Linux");
+        assert!(!allowed.is_empty());
+        let last = *allowed.last().unwrap();
+        let seen = std::thread::spawn(move || {
+            assert!(pin_current(&[last]));
+            current_cpus()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(seen, Some(vec![last]));
+        // The spawning thread kept its own mask.
+        assert_eq!(current_cpus(), Some(allowed));
+    }
+
+    #[test]
+    fn workers_take_the_allowed_cpus_in_turn() {
+        let pins = Pins {
+            allowed: vec![2, 5, 7],
+        };
+        let cpus: Vec<usize> = (0..5).map(|i| pins.worker(i)).collect();
+        assert_eq!(cpus, [2, 5, 7, 2, 5]);
+        assert_eq!(pins.first(), 2);
+    }
+
+    #[test]
+    fn a_cpu_beyond_the_mask_is_refused_not_wrapped() {
+        assert!(!std::thread::spawn(|| pin_current(&[4096])).join().unwrap());
+    }
+}
