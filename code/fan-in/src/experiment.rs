@@ -150,10 +150,9 @@ pub struct Burst {
 }
 
 /// The runtime, the loopback sink thread and one connected sink of each
-/// kind, all made once: none of it is inside a timed region.
-pub struct Rig {
-    /// Where the threads run: `Some` when pinned (see `placement`).
-    pins: Option<Pins>,
+/// kind, all made once: none of it is inside a timed region. It lives on
+/// the rig's driver thread, which runs every burst.
+struct Bench {
     rt: Runtime,
     server: TcpSinkServer,
     tcp: Option<Sink>,
@@ -161,19 +160,12 @@ pub struct Rig {
     expected: HashMap<usize, Tally>,
 }
 
-impl Rig {
-    /// A rig whose threads run where `placement` says. `Pinned` falls back
-    /// to free where the OS cannot pin; `Rig::placement` tells which it got.
-    pub fn new(placement: Placement) -> Result<Rig> {
-        let pins = match placement {
-            Placement::Pinned => Pins::for_this_thread(),
-            Placement::Free => None,
-        };
-        let rt = runtime_on(pins.as_ref())?;
-        let server = TcpSinkServer::start(pins.as_ref().map(Pins::first))?;
+impl Bench {
+    fn new(pins: Option<&Pins>) -> Result<Bench> {
+        let rt = runtime_on(pins)?;
+        let server = TcpSinkServer::start(pins.map(Pins::first))?;
         let tcp = rt.block_on(server.connect())?;
-        Ok(Rig {
-            pins,
+        Ok(Bench {
             rt,
             server,
             tcp: Some(tcp),
@@ -182,23 +174,9 @@ impl Rig {
         })
     }
 
-    /// Runs `f` on the rig's runtime, outside any timed region (tests).
-    pub fn run<T>(&self, f: impl std::future::Future<Output = T>) -> T {
-        self.rt.block_on(f)
-    }
-
-    /// Where this rig's threads run.
-    pub fn placement(&self) -> Placement {
-        if self.pins.is_some() {
-            Placement::Pinned
-        } else {
-            Placement::Free
-        }
-    }
-
     /// Runs one burst and checks the sink received exactly what the producers
     /// sent. The timed region is the `Instant` pair below and nothing else.
-    pub fn burst(&mut self, design: Design, kind: SinkKind, workers: usize) -> Result<Burst> {
+    fn burst(&mut self, design: Design, kind: SinkKind, workers: usize) -> Result<Burst> {
         let expected = *self
             .expected
             .entry(workers)
@@ -215,16 +193,6 @@ impl Rig {
             SinkKind::Tcp => Some(self.server.expect(expected.bytes)?),
             SinkKind::Memory => None,
         };
-        // The driver is the calling thread: pinned for the burst only, so
-        // whatever runs between bursts (the harness's check of the cores)
-        // keeps the thread's own placement.
-        if let Some(pins) = &self.pins {
-            ensure!(
-                pin_current(&[pins.first()]),
-                "could not pin the driver to CPU {}",
-                pins.first()
-            );
-        }
         // ANCHOR: timed
         let (elapsed, outcome) = self.rt.block_on(async move {
             let start = Instant::now();
@@ -244,13 +212,6 @@ impl Rig {
             (start.elapsed(), outcome)
         });
         // ANCHOR_END: timed
-        if let Some(pins) = &self.pins {
-            ensure!(
-                pin_current(pins.allowed()),
-                "could not give the driver back CPUs {:?}",
-                pins.allowed()
-            );
-        }
         let (mut sink, tally) = outcome
             .map_err(|_| {
                 anyhow!(
@@ -286,12 +247,117 @@ impl Rig {
 
     /// Closes the sinks and checks no stray byte reached the TCP sink after
     /// the last burst it expected.
-    pub fn finish(mut self) -> Result<()> {
+    fn finish(mut self) -> Result<()> {
         self.tcp.take();
         self.memory.take();
-        let Rig { rt, server, .. } = self;
+        let Bench { rt, server, .. } = self;
         drop(rt);
         server.shutdown()
+    }
+}
+
+type Job = (Design, SinkKind, usize);
+
+/// Runs bursts on a driver thread of its own, which builds the `Bench` and
+/// stays where the placement puts it for the rig's whole life. Pinning the
+/// calling thread instead, burst by burst, left it to migrate between
+/// bursts, and the first wake-ups of every burst then landed on a core that
+/// had just gone idle; it would also have pinned whatever the caller runs
+/// between bursts (the harness's check of the cores spawns its partner
+/// thread from there).
+pub struct Rig {
+    placement: Placement,
+    handle: tokio::runtime::Handle,
+    jobs: Option<std::sync::mpsc::Sender<Job>>,
+    bursts: std::sync::mpsc::Receiver<Result<Burst>>,
+    driver: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl Rig {
+    /// A rig whose threads run where `placement` says. `Pinned` falls back
+    /// to free where the OS cannot pin; `Rig::placement` tells which it got.
+    pub fn new(placement: Placement) -> Result<Rig> {
+        let pins = match placement {
+            Placement::Pinned => Pins::for_this_thread(),
+            Placement::Free => None,
+        };
+        let placement = if pins.is_some() {
+            Placement::Pinned
+        } else {
+            Placement::Free
+        };
+        let (jobs, job_rx) = std::sync::mpsc::channel::<Job>();
+        let (burst_tx, bursts) = std::sync::mpsc::channel();
+        let (ready_tx, ready) = std::sync::mpsc::channel();
+        let driver = std::thread::Builder::new()
+            .name("fan-in-driver".into())
+            .spawn(move || {
+                if let Some(pins) = &pins {
+                    ensure!(
+                        pin_current(&[pins.first()]),
+                        "could not pin the driver to CPU {}",
+                        pins.first()
+                    );
+                }
+                let mut bench = match Bench::new(pins.as_ref()) {
+                    Ok(bench) => {
+                        let _ = ready_tx.send(Ok(bench.rt.handle().clone()));
+                        bench
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return Ok(());
+                    }
+                };
+                while let Ok((design, kind, workers)) = job_rx.recv() {
+                    if burst_tx.send(bench.burst(design, kind, workers)).is_err() {
+                        break;
+                    }
+                }
+                bench.finish()
+            })
+            .context("starting the driver thread")?;
+        let handle = ready
+            .recv()
+            .context("the driver thread ended before the rig was built")??;
+        Ok(Rig {
+            placement,
+            handle,
+            jobs: Some(jobs),
+            bursts,
+            driver: Some(driver),
+        })
+    }
+
+    /// Runs `f` on the rig's runtime from the calling thread, outside any
+    /// timed region (tests).
+    pub fn run<T>(&self, f: impl std::future::Future<Output = T>) -> T {
+        self.handle.block_on(f)
+    }
+
+    /// Where this rig's threads run.
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// One burst on the driver thread (see `Bench::burst`), validated there.
+    pub fn burst(&mut self, design: Design, kind: SinkKind, workers: usize) -> Result<Burst> {
+        let jobs = self.jobs.as_ref().context("the rig is finished")?;
+        jobs.send((design, kind, workers))
+            .map_err(|_| anyhow!("the driver thread has stopped"))?;
+        self.bursts
+            .recv()
+            .map_err(|_| anyhow!("the driver thread stopped during a burst"))?
+    }
+
+    /// Ends the driver thread, closes the sinks and checks no stray byte
+    /// reached the TCP sink after the last burst it expected.
+    pub fn finish(mut self) -> Result<()> {
+        self.jobs.take();
+        let driver = self.driver.take().context("the rig is finished")?;
+        driver
+            .join()
+            .map_err(|_| anyhow!("the driver thread panicked"))?
     }
 }
 

@@ -51,9 +51,9 @@ fn every_design_delivers_every_byte_with_the_right_checksum() {
     });
 }
 
-/// A pinned rig puts each runtime worker on one CPU of its own and gives the
-/// driver its own CPUs back after every burst (the harness checks the cores
-/// between bursts from that thread, and must not find it pinned).
+/// A pinned rig puts each runtime worker on one CPU of its own and leaves
+/// the calling thread where it was (the harness checks the cores between
+/// bursts from that thread, and must not find it pinned).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
@@ -64,7 +64,11 @@ fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
         assert_eq!(rig.placement(), Placement::Pinned);
         let burst = rig.burst(Design::StdMutexSwap, SinkKind::Tcp, 8).unwrap();
         assert_eq!(burst.tally, Tally::expected(8));
-        assert_eq!(current_cpus().unwrap(), allowed, "the driver stayed pinned");
+        assert_eq!(
+            current_cpus().unwrap(),
+            allowed,
+            "the calling thread was pinned"
+        );
         // Every runtime worker that runs a task sees exactly one CPU.
         let seen = rig.run(async {
             let tasks: Vec<_> = (0..64)
