@@ -62,6 +62,10 @@ pub struct Data {
     /// before rounds hold one.
     #[serde(default = "one_round")]
     pub repeats: usize,
+    /// Rounds pooled into each point FAN-4 is decided on
+    /// (`Params::decisive_repeats`); 0 in files from before they had more.
+    #[serde(default)]
+    pub decisive_repeats: usize,
     pub points: Vec<Measured>,
 }
 
@@ -238,7 +242,15 @@ impl Chapter for MutexSwap {
         let p = params(profile);
         let scratch = tempfile::tempdir().context("cannot create criterion's scratch folder")?;
         let plan = plan(profile);
-        progress.set_total((plan.len() * p.repeats) as u64 + 2);
+        let rounds_of = |&(experiment, design, wait, producers, work_rounds): &Planned| {
+            if is_decisive(experiment, design, wait, producers, work_rounds) {
+                p.decisive_repeats.max(p.repeats)
+            } else {
+                p.repeats
+            }
+        };
+        let all_rounds = plan.iter().map(rounds_of).max().unwrap_or(p.repeats);
+        progress.set_total(plan.iter().map(rounds_of).sum::<usize>() as u64 + 2);
         let mut work = Vec::new();
         for rounds in [LIGHT_WORK, HEAVY_WORK] {
             progress.step(format!("consumer work alone, {rounds} rounds"));
@@ -247,15 +259,19 @@ impl Chapter for MutexSwap {
         // Round after round over the whole plan, so each point's timings are
         // spread over the run; pooled per point afterwards.
         let mut rounds: Vec<Vec<(Timing, Passes)>> = vec![Vec::new(); plan.len()];
-        for round in 0..p.repeats {
-            for (i, &(experiment, design, wait, producers, work_rounds)) in plan.iter().enumerate()
-            {
+        for round in 0..all_rounds {
+            for (i, planned) in plan.iter().enumerate() {
+                let &(experiment, design, wait, producers, work_rounds) = planned;
+                let of = rounds_of(planned);
+                if round >= of {
+                    continue;
+                }
                 let id = format!(
                     "{experiment:?}-{}-{}-{producers}-work{work_rounds}-round{round}",
                     design.name(),
                     wait.name()
                 );
-                progress.step(format!("round {}/{}: {id}", round + 1, p.repeats));
+                progress.step(format!("round {}/{of}: {id}", round + 1));
                 let spec = PointSpec {
                     design,
                     wait,
@@ -291,6 +307,7 @@ impl Chapter for MutexSwap {
             shard_align_bytes: SHARD_ALIGN as u64,
             work_cost: work,
             repeats: p.repeats,
+            decisive_repeats: p.decisive_repeats.max(p.repeats),
             points,
         })
     }
@@ -577,7 +594,7 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
             list(&p.producers),
             list(&p.wait_producers),
             harness::fmt::thousands(p.messages_per_burst),
-            p.repeats.to_string(),
+            rounds_label(p.repeats, p.decisive_repeats),
             p.sampling.samples.to_string(),
             format!("{} ms", p.sampling.warm_up.as_millis()),
             format!("{} ms", p.sampling.measurement.as_millis()),
@@ -613,10 +630,19 @@ fn parameters(book: &Book<Data>) -> Vec<Block> {
                 work_label(&run.data, LIGHT_WORK),
                 work_label(&run.data, HEAVY_WORK)
             ),
-            run.data.repeats.to_string(),
+            rounds_label(run.data.repeats, run.data.decisive_repeats),
         ]);
     }
     vec![Block::Table(profiles), Block::Table(machines)]
+}
+
+/// "2; FAN-4's points 10" (or just "2" when they get no more).
+fn rounds_label(repeats: usize, decisive: usize) -> String {
+    if decisive > repeats {
+        format!("{repeats}; FAN-4's points {decisive}")
+    } else {
+        repeats.to_string()
+    }
 }
 
 fn throughput_figure(book: &Book<Data>) -> Result<Vec<Block>> {
@@ -975,6 +1001,25 @@ fn lock_hold_table(run: &Run<Data>) -> Result<Vec<Block>> {
 /// FAN-4's points: at every producer count from 128 up with both, the std
 /// swap (throughput experiment) and one message per lock, with the ratio of
 /// their mean burst times (one per lock ÷ swap, bootstrapped interval).
+/// Whether FAN-4 is decided on this point (see `fan4_points`), so that it
+/// gets `Params::decisive_repeats` rounds.
+fn is_decisive(
+    experiment: Experiment,
+    design: Design,
+    wait: Wait,
+    producers: u64,
+    work_rounds: u32,
+) -> bool {
+    producers >= FAN4_FROM_PRODUCERS
+        && wait == Wait::Notify
+        && work_rounds == LIGHT_WORK
+        && matches!(
+            (experiment, design),
+            (Experiment::Throughput, Design::StdMutexSwap)
+                | (Experiment::LockHold, Design::StdMutexPopOne)
+        )
+}
+
 fn fan4_points(data: &Data) -> Vec<(&Measured, &Measured, Estimate)> {
     grid(data, Experiment::Throughput)
         .into_iter()

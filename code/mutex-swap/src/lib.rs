@@ -150,6 +150,12 @@ pub struct Params {
     /// the interval draws rounds first). One long timing sees one stretch
     /// of the machine; rounds spread over the run see several.
     pub repeats: usize,
+    /// Rounds for the points FAN-4 is decided on (the swap and one message
+    /// per lock from 128 producers up). Their ratio moves by a fifth or
+    /// more from one round to the next, each round on its runtime of its
+    /// own, and a mean over two rounds cannot hold it; the extra rounds
+    /// cost seconds, since these points are few.
+    pub decisive_repeats: usize,
     /// Criterion settings for one round of one point.
     pub sampling: Sampling,
 }
@@ -166,6 +172,7 @@ pub fn params(profile: Profile) -> Params {
         wait_producers: profile.pick(vec![16], vec![64], vec![16, 1024]),
         messages_per_burst: profile.pick(1 << 12, 1 << 16, 1 << 19),
         repeats: profile.pick(2, 2, 4),
+        decisive_repeats: profile.pick(3, 10, 10),
         // Equal samples (flat): a burst takes milliseconds, and criterion's
         // linear ramp would spend most of the run on its longest samples.
         sampling: profile.pick(

@@ -7,7 +7,7 @@ use harness::results::{Provenance, Store};
 use harness::timing::{Estimate, Timing};
 use harness::{Block, Chapter, Outcome, Profile, Progress};
 use mutex_swap::book::{Data, Experiment, MutexSwap};
-use mutex_swap::Design;
+use mutex_swap::{Design, Wait};
 
 /// One smoke run shared by the tests of this file.
 fn smoke() -> Data {
@@ -56,15 +56,34 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
     let p = mutex_swap::params(Profile::Smoke);
     assert!(p.repeats >= 2, "smoke should exercise pooling");
     assert_eq!(data.repeats, p.repeats);
+    assert!(
+        p.decisive_repeats > p.repeats,
+        "smoke should exercise the extra rounds"
+    );
+    assert_eq!(data.decisive_repeats, p.decisive_repeats);
+    // FAN-4's points (the swap's throughput and one message per lock, from
+    // 128 producers up) pool the extra rounds; every other point pools the rest.
+    let mut decisive = 0;
     for m in &data.points {
-        assert_eq!(
-            m.timing.repeats,
-            vec![p.sampling.samples; p.repeats],
-            "{m:?}"
-        );
+        let fan4 = m.producers >= 128
+            && m.wait == Wait::Notify
+            && m.work_rounds == mutex_swap::LIGHT_WORK
+            && matches!(
+                (m.experiment, m.design),
+                (Experiment::Throughput, Design::StdMutexSwap)
+                    | (Experiment::LockHold, Design::StdMutexPopOne)
+            );
+        let rounds = if fan4 { p.decisive_repeats } else { p.repeats };
+        decisive += usize::from(fan4);
+        assert_eq!(m.timing.repeats, vec![p.sampling.samples; rounds], "{m:?}");
         assert_eq!(m.passes.messages, m.passes.bursts * data.messages_per_burst);
-        assert!(m.passes.bursts >= (p.repeats * p.sampling.samples) as u64);
+        assert!(m.passes.bursts >= (rounds * p.sampling.samples) as u64);
     }
+    assert_eq!(
+        decisive,
+        2 * p.producers.iter().filter(|&&n| n >= 128).count(),
+        "FAN-4 has a swap and a one-per-lock point at each count from 128 up"
+    );
 
     let mut broken = data.clone();
     broken
