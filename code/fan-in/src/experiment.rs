@@ -260,11 +260,10 @@ type Job = (Design, SinkKind, usize);
 
 /// Runs bursts on a driver thread of its own, which builds the `Bench` and
 /// stays where the placement puts it for the rig's whole life. Pinning the
-/// calling thread instead, burst by burst, left it to migrate between
-/// bursts, and the first wake-ups of every burst then landed on a core that
-/// had just gone idle; it would also have pinned whatever the caller runs
-/// between bursts (the harness's check of the cores spawns its partner
-/// thread from there).
+/// calling thread instead, burst by burst, let it move between bursts, and
+/// in a probe the small bursts' modes came back. It would also have pinned
+/// whatever the caller runs between bursts (the harness's check of the
+/// cores spawns its partner thread from there).
 pub struct Rig {
     placement: Placement,
     handle: tokio::runtime::Handle,
