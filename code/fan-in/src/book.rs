@@ -223,6 +223,27 @@ impl Chapter for FanIn {
         progress.set_total(plan.timings(SinkKind::ALL.len()) as u64);
         let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
         let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
+        // One timing of one point in one pass, announced as a step; `None`
+        // for the heavy points a later pass skips.
+        let time =
+            |rig: &mut Rig, pass: usize, (design, kind, workers): (Design, SinkKind, usize)| {
+                if !plan.measures_in(pass, design, workers) {
+                    return Ok(None);
+                }
+                progress.step(format!(
+                    "pass {}/{}, {}{}, {workers} workers, {}",
+                    pass + 1,
+                    plan.passes,
+                    match rig.placement() {
+                        Placement::Free if placement == Placement::Pinned => "free placement, ",
+                        _ => "",
+                    },
+                    kind.label(),
+                    design.label()
+                ));
+                let sampling = plan.sampling_for(design, workers);
+                time_point(rig, scratch.path(), sampling, (design, kind, workers), pass).map(Some)
+            };
         for pass in 0..plan.passes {
             // A fresh runtime, socket and sink thread each pass.
             let mut rig = Rig::new(placement)?;
@@ -236,24 +257,9 @@ impl Chapter for FanIn {
                     // Designs alternate at each worker count, so a burst of
                     // background load smears over all of them rather than one.
                     for design in Design::ALL {
-                        if !plan.measures_in(pass, design, workers) {
-                            continue;
+                        if let Some(m) = time(&mut rig, pass, (design, kind, workers))? {
+                            passes.entry((kind, design, workers)).or_default().push(m);
                         }
-                        progress.step(format!(
-                            "pass {}/{}, {}, {workers} workers, {}",
-                            pass + 1,
-                            plan.passes,
-                            kind.label(),
-                            design.label()
-                        ));
-                        let m = time_point(
-                            &mut rig,
-                            scratch.path(),
-                            plan.sampling_for(design, workers),
-                            (design, kind, workers),
-                            pass,
-                        )?;
-                        passes.entry((kind, design, workers)).or_default().push(m);
                     }
                 }
             }
@@ -264,24 +270,9 @@ impl Chapter for FanIn {
             let mut rig = Rig::new(Placement::Free)?;
             for &workers in &plan.free_workers {
                 for design in FREE_DESIGNS {
-                    if !plan.measures_in(pass, design, workers) {
-                        continue;
+                    if let Some(m) = time(&mut rig, pass, (design, SinkKind::Tcp, workers))? {
+                        free_passes.entry((design, workers)).or_default().push(m);
                     }
-                    progress.step(format!(
-                        "pass {}/{}, free placement, {}, {workers} workers, {}",
-                        pass + 1,
-                        plan.passes,
-                        SinkKind::Tcp.label(),
-                        design.label()
-                    ));
-                    let m = time_point(
-                        &mut rig,
-                        scratch.path(),
-                        plan.sampling_for(design, workers),
-                        (design, SinkKind::Tcp, workers),
-                        pass,
-                    )?;
-                    free_passes.entry((design, workers)).or_default().push(m);
                 }
             }
             rig.finish()?;

@@ -153,6 +153,7 @@ pub struct Burst {
 /// kind, all made once: none of it is inside a timed region. It lives on
 /// the rig's driver thread, which runs every burst.
 struct Bench {
+    pins: Option<Pins>,
     rt: Runtime,
     server: TcpSinkServer,
     tcp: Option<Sink>,
@@ -161,11 +162,12 @@ struct Bench {
 }
 
 impl Bench {
-    fn new(pins: Option<&Pins>) -> Result<Bench> {
-        let rt = runtime_on(pins)?;
-        let server = TcpSinkServer::start(pins.map(Pins::first))?;
+    fn new(pins: Option<Pins>) -> Result<Bench> {
+        let rt = runtime_on(pins.as_ref())?;
+        let server = TcpSinkServer::start(pins.as_ref().map(Pins::first))?;
         let tcp = rt.block_on(server.connect())?;
         Ok(Bench {
+            pins,
             rt,
             server,
             tcp: Some(tcp),
@@ -250,9 +252,12 @@ impl Bench {
     fn finish(mut self) -> Result<()> {
         self.tcp.take();
         self.memory.take();
-        let Bench { rt, server, .. } = self;
+        let Bench {
+            pins, rt, server, ..
+        } = self;
         drop(rt);
-        server.shutdown()
+        server.shutdown()?;
+        pins.map_or(Ok(()), |pins| pins.check())
     }
 }
 
@@ -298,7 +303,7 @@ impl Rig {
                         pins.first()
                     );
                 }
-                let mut bench = match Bench::new(pins.as_ref()) {
+                let mut bench = match Bench::new(pins) {
                     Ok(bench) => {
                         let _ = ready_tx.send(Ok(bench.rt.handle().clone()));
                         bench

@@ -47,6 +47,8 @@ impl Placement {
 #[derive(Clone, Debug)]
 pub struct Pins {
     allowed: Vec<usize>,
+    /// Runtime workers the OS refused to pin (see `worker_hook`).
+    refused: Arc<AtomicUsize>,
 }
 
 impl Pins {
@@ -54,11 +56,26 @@ impl Pins {
     /// run then measures with free placement and records that it did.
     pub fn for_this_thread() -> Option<Pins> {
         let allowed = current_cpus()?;
-        (!allowed.is_empty()).then_some(Pins { allowed })
+        (!allowed.is_empty()).then(|| Pins::over(allowed))
     }
 
-    pub fn allowed(&self) -> &[usize] {
-        &self.allowed
+    fn over(allowed: Vec<usize>) -> Pins {
+        Pins {
+            allowed,
+            refused: Arc::default(),
+        }
+    }
+
+    /// Fails if a runtime worker could not be pinned, so that a run never
+    /// records as pinned a worker that ran free.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let refused = self.refused.load(Ordering::Relaxed);
+        anyhow::ensure!(
+            refused == 0,
+            "{refused} runtime worker(s) could not be pinned to their CPUs {:?}",
+            self.allowed
+        );
+        Ok(())
     }
 
     // ANCHOR: pins
@@ -81,8 +98,8 @@ impl Pins {
         let started = Arc::new(AtomicUsize::new(0));
         move || {
             let i = started.fetch_add(1, Ordering::Relaxed);
-            if i < workers {
-                pin_current(&[pins.worker(i)]);
+            if i < workers && !pin_current(&[pins.worker(i)]) {
+                pins.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -169,9 +186,7 @@ mod tests {
 
     #[test]
     fn workers_take_the_allowed_cpus_in_turn() {
-        let pins = Pins {
-            allowed: vec![2, 5, 7],
-        };
+        let pins = Pins::over(vec![2, 5, 7]);
         let cpus: Vec<usize> = (0..5).map(|i| pins.worker(i)).collect();
         assert_eq!(cpus, [2, 5, 7, 2, 5]);
         assert_eq!(pins.first(), 2);
@@ -180,5 +195,19 @@ mod tests {
     #[test]
     fn a_cpu_beyond_the_mask_is_refused_not_wrapped() {
         assert!(!std::thread::spawn(|| pin_current(&[4096])).join().unwrap());
+    }
+
+    #[test]
+    fn a_worker_the_os_refused_fails_the_check() {
+        // CPU 4096 is beyond any affinity mask, so the hook's pin fails.
+        let pins = Pins::over(vec![4096]);
+        pins.check().expect("nothing refused yet");
+        let hook = pins.worker_hook(1);
+        std::thread::spawn(hook).join().unwrap();
+        let err = pins.check().expect_err("a refused worker");
+        assert!(
+            format!("{err:#}").contains("1 runtime worker(s)"),
+            "{err:#}"
+        );
     }
 }
