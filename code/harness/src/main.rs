@@ -97,7 +97,23 @@ enum Cmd {
     },
 }
 
+// The C library's `signal`, declared here rather than through the libc crate:
+// a new dependency would change Cargo.lock, and with it every chapter's fingerprint.
+#[cfg(unix)]
+extern "C" {
+    #[link_name = "signal"]
+    fn c_signal(signum: i32, handler: usize) -> usize;
+}
+
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `harness list | head -3` would panic on the
+    // first line printed after `head` left. End quietly on it instead, as
+    // other command-line tools do.
+    #[cfg(unix)]
+    // SAFETY: restores the default action of SIGPIPE (13) before any thread starts.
+    unsafe {
+        c_signal(13, 0);
+    }
     let cli = Cli::parse();
     let store = Store::new(cli.results.clone().unwrap_or_else(Store::default_root));
     let outcome = match cli.command {

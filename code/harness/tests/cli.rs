@@ -136,3 +136,21 @@ fn compare_names_bad_folders_chapters_and_tolerances() {
     );
     assert_eq!(fs::read_to_string(file).unwrap(), "precious");
 }
+
+/// `harness list | head -1`: a reader that leaves early ends the listing
+/// quietly (by SIGPIPE, as other tools end), not with a panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("chapters")
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.signal(), Some(13), "{:?}: {err}", out.status);
+}
