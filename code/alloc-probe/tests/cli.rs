@@ -159,6 +159,26 @@ fn a_hung_step_is_stopped_and_named() {
     only_file_is(&path, &text);
 }
 
+#[test]
+fn a_budget_from_the_environment_that_is_not_seconds_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, text) = measured(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        .args(["measure", "--profile", "smoke", "--results"])
+        .arg(dir.path())
+        .env("BOOK_MACHINE_ID", "test-machine")
+        .env("BOOK_CORE_GATE_BUDGET_S", "soon")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("BOOK_CORE_GATE_BUDGET_S=soon") && err.contains("not a number of seconds"),
+        "{err}"
+    );
+    only_file_is(&path, &text);
+}
+
 // The C library's `signal`, declared here rather than through the libc crate:
 // a dev-dependency would change Cargo.lock, and with it every chapter's fingerprint.
 extern "C" {

@@ -445,7 +445,7 @@ pub fn measure_in_memory<C: Chapter>(
         log.display()
     ));
     let gate = gate_for(profile)?;
-    let budget = retake_budget(profile);
+    let budget = retake_budget(profile)?;
     if let Some(g) = gate {
         progress.note(format_args!(
             "each timing waits (up to {} s, {} s in all) until two cores answer each other \
@@ -484,12 +484,49 @@ fn gate_for(profile: Profile) -> Result<Option<crate::cores::Gate>> {
     crate::cores::gate_for(&Machine::detect().id)
 }
 
-/// The most a chapter's run spends waiting at the gate and on timings it
-/// throws away (cores that drifted apart, or a hypervisor that stole a tenth
-/// of the time). Smoke runs only exercise the code: they measure nothing
-/// again.
-fn retake_budget(profile: Profile) -> std::time::Duration {
-    std::time::Duration::from_secs(profile.pick(0, 30, 300))
+/// The most one run spends waiting at the gate and on timings it throws
+/// away (cores that drifted apart, or a hypervisor that stole a tenth of the
+/// time), over all the chapters it measures. Far spells of the book's
+/// machine lasted from seconds to a few minutes, so a quick run can sit one
+/// out; the cap keeps a machine stuck apart from stretching a quick run past
+/// ten minutes or a full one past an hour. Smoke runs only exercise the
+/// code: they measure nothing again.
+pub fn run_budget(profile: Profile) -> std::time::Duration {
+    std::time::Duration::from_secs(profile.pick(0, 150, 900))
+}
+
+/// What this chapter's run may spend: what `harness measure` left of the
+/// run's budget (`cores::BUDGET_ENV`), or the whole budget when the chapter
+/// runs on its own. Never more than the profile's budget.
+fn retake_budget(profile: Profile) -> Result<std::time::Duration> {
+    let env = crate::cores::BUDGET_ENV;
+    let given = match std::env::var(env) {
+        Ok(v) => Some(v),
+        Err(std::env::VarError::NotPresent) => None,
+        Err(e) => bail!("{env}: {e}"),
+    };
+    budget_given(profile, given.as_deref())
+        .with_context(|| format!("{env}={}", given.unwrap_or_default()))
+}
+
+fn budget_given(profile: Profile, given: Option<&str>) -> Result<std::time::Duration> {
+    let whole = run_budget(profile);
+    Ok(match given {
+        Some(v) => crate::cores::parse_budget(v)?.min(whole),
+        None => whole,
+    })
+}
+
+/// What a finished run spent of the budget: its waits at the gate and the
+/// timings it threw away, as its provenance records them.
+pub fn budget_spent(p: &Provenance) -> std::time::Duration {
+    p.cores_apart
+        .as_ref()
+        .map_or(std::time::Duration::ZERO, |c| {
+            std::time::Duration::from_secs_f64(
+                (c.waited_s + c.remeasured_s.unwrap_or(0.0)).max(0.0),
+            )
+        })
 }
 
 /// Measures and writes this machine's results file. Refuses to start when the
@@ -883,6 +920,44 @@ mod tests {
             steal_remeasured: None,
         });
         p
+    }
+
+    #[test]
+    fn a_run_measures_within_what_the_runs_before_it_left_of_the_budget() {
+        let secs = |d: std::time::Duration| d.as_secs_f64();
+        // On its own, a chapter has the profile's whole budget.
+        assert_eq!(secs(budget_given(Profile::Quick, None).unwrap()), 150.0);
+        assert_eq!(secs(budget_given(Profile::Full, None).unwrap()), 900.0);
+        assert_eq!(secs(budget_given(Profile::Smoke, None).unwrap()), 0.0);
+        // Under `harness measure`, what is left, never more than the whole.
+        assert_eq!(
+            secs(budget_given(Profile::Quick, Some("42.5")).unwrap()),
+            42.5
+        );
+        assert_eq!(secs(budget_given(Profile::Quick, Some("0")).unwrap()), 0.0);
+        assert_eq!(
+            secs(budget_given(Profile::Quick, Some("4000")).unwrap()),
+            150.0
+        );
+        assert_eq!(secs(budget_given(Profile::Smoke, Some("60")).unwrap()), 0.0);
+        for bad in ["soon", "-1", "NaN", ""] {
+            let err = budget_given(Profile::Quick, Some(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("is not a number of seconds"), "{bad:?}: {err}");
+        }
+        // What a run spent is its waits plus the timings it threw away.
+        assert_eq!(
+            budget_spent(&provenance(None, None)),
+            std::time::Duration::ZERO
+        );
+        let mut p = apart(Some(335.0), 50.0, 420.0, 2);
+        let c = p.cores_apart.as_mut().unwrap();
+        c.waited_s = 27.75;
+        c.remeasured_s = Some(2.25);
+        assert_eq!(secs(budget_spent(&p)), 30.0);
+        p.cores_apart.as_mut().unwrap().remeasured_s = None;
+        assert_eq!(secs(budget_spent(&p)), 27.75);
     }
 
     #[test]

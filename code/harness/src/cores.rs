@@ -54,6 +54,19 @@ pub const GATE_ENV: &str = "BOOK_CORE_GATE_NS";
 pub const PATIENCE_ENV: &str = "BOOK_CORE_GATE_WAIT_S";
 /// How long a timing waits at the gate unless `PATIENCE_ENV` says otherwise.
 pub const DEFAULT_PATIENCE: Duration = Duration::from_secs(60);
+/// What is left of the run's budget (`chapter::run_budget`) for the chapter
+/// about to measure, in seconds: `harness measure` shares one budget among
+/// the chapters it runs.
+pub const BUDGET_ENV: &str = "BOOK_CORE_GATE_BUDGET_S";
+
+/// Reads a budget in seconds as `BUDGET_ENV` carries it.
+pub fn parse_budget(value: &str) -> Result<Duration> {
+    let v = value.trim();
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s)),
+        _ => bail!("{v:?} is not a number of seconds (zero or more)"),
+    }
+}
 
 /// Nanoseconds for one round trip of a cache line between this thread and a
 /// partner, both spinning; with both busy, the OS puts them on different
@@ -758,6 +771,19 @@ mod tests {
         for bad in ["-5", "0", "fast", "NaN", "inf"] {
             let err = parse_limit(bad).unwrap_err().to_string();
             assert!(err.contains("not a round trip"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn budgets_parse_or_fail_clearly() {
+        assert_eq!(
+            parse_budget(" 12.5 ").unwrap(),
+            Duration::from_millis(12_500)
+        );
+        assert_eq!(parse_budget("0").unwrap(), Duration::ZERO);
+        for bad in ["-0.5", "soon", "inf", ""] {
+            let err = parse_budget(bad).unwrap_err().to_string();
+            assert!(err.contains("is not a number of seconds"), "{bad:?}: {err}");
         }
     }
 

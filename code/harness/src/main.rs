@@ -261,6 +261,9 @@ fn measure(
     let mut summary = Vec::new();
     let mut stolen = Vec::new();
     let mut failed = 0;
+    // One budget for waiting at the gate and measuring again, shared by the
+    // chapters in turn: each gets what the ones before it left.
+    let mut budget_left = harness::chapter::run_budget(profile);
     for (k, (chapter, bin)) in chapters.iter().zip(binaries).enumerate() {
         let started = Instant::now();
         let target = store.results_path(chapter.name, &Machine::detect().id);
@@ -275,6 +278,10 @@ fn measure(
             step_timeout
         );
         let mut command = Command::new(&bin);
+        command.env(
+            harness::cores::BUDGET_ENV,
+            budget_left.as_secs_f64().to_string(),
+        );
         if let Some(limit) = gate {
             command.env(
                 harness::cores::GATE_ENV,
@@ -321,11 +328,15 @@ fn measure(
             chapter.name,
             started.elapsed().as_secs_f64()
         ));
-        // A run the hypervisor cut into is kept, but not quietly.
         if let Ok(after) = read_results::<serde_json::Value>(&target, chapter.name) {
-            let note = harness::chapter::steal_note(&after.provenance);
-            if !note.is_empty() && before_date.as_deref() != Some(after.provenance.date.as_str()) {
-                stolen.push(format!("{}: {}", chapter.name, note.trim()));
+            if before_date.as_deref() != Some(after.provenance.date.as_str()) {
+                // A run the hypervisor cut into is kept, but not quietly.
+                let note = harness::chapter::steal_note(&after.provenance);
+                if !note.is_empty() {
+                    stolen.push(format!("{}: {}", chapter.name, note.trim()));
+                }
+                let spent = harness::chapter::budget_spent(&after.provenance);
+                budget_left = budget_left.saturating_sub(spent);
             }
         }
     }
