@@ -20,6 +20,7 @@ pub mod kanal_async;
 pub mod kanal_sync;
 pub mod memcpy_floor;
 pub mod payload;
+pub mod stack;
 pub mod std_sync_channel;
 pub mod sweep;
 pub mod tokio_mpsc;

@@ -1,16 +1,17 @@
 //! Experiment A: times one burst per variant, payload and size with criterion.
 //!
 //! The timed region of every point is exactly `BURST` sends followed by
-//! `BURST` receives (or one `memcpy` for the copy floor). The channel, the
-//! payload stock and, for the async channels, the current-thread runtime are
-//! built before timing; the runtime is entered once per criterion sample, not
-//! once per burst.
+//! `BURST` receives (or one `memcpy` for the copy floor), each burst timed
+//! on its own. The channel, the payload stock and, for the async channels,
+//! the current-thread runtime are built before timing; the runtime is
+//! entered before each burst's clock starts. Consecutive bursts run at
+//! different stack offsets (`stack::shifted`).
 use std::cell::Cell;
 use std::future::Future;
 use std::path::Path;
 use std::pin::pin;
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use harness::timing::{self, Sampling, Timing};
@@ -22,6 +23,7 @@ use crate::kanal_async::KanalAsync;
 use crate::kanal_sync::KanalSync;
 use crate::memcpy_floor::MemcpyFloor;
 use crate::payload::{burst_checksum, Payload};
+use crate::stack;
 use crate::std_sync_channel::StdSyncChannel;
 use crate::tokio_mpsc::TokioMpsc;
 use crate::vec_floor::VecFloor;
@@ -164,14 +166,21 @@ fn time_sync<P: Payload, C: SyncBurst<P>>(
     let mut stock = P::stock(BURST);
     let expected = burst_checksum(BURST);
     let tally = Tally::default();
+    let mut turn = 0;
     let timing = timing::measure(scratch, sampling, id, |b| {
         b.iter_custom(|iters| {
             let mut wrong = 0;
-            let start = Instant::now();
+            let mut elapsed = Duration::ZERO;
             for _ in 0..iters {
-                wrong += u64::from(chan.burst(&mut stock, BURST) != expected);
+                let (took, sum) = stack::shifted(turn, || {
+                    let start = Instant::now();
+                    let sum = chan.burst(&mut stock, BURST);
+                    (start.elapsed(), sum)
+                });
+                turn += 1;
+                elapsed += took;
+                wrong += u64::from(sum != expected);
             }
-            let elapsed = start.elapsed();
             tally.add(iters, wrong);
             elapsed
         })
@@ -190,18 +199,27 @@ fn time_async<P: Payload, C: AsyncBurst<P>>(
     let mut stock = P::stock(BURST);
     let expected = burst_checksum(BURST);
     let tally = Tally::default();
+    let mut turn = 0;
     let timing = timing::measure(scratch, sampling, id, |b| {
         b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut wrong = 0;
-                let start = Instant::now();
-                for _ in 0..iters {
-                    wrong += u64::from(chan.burst(&mut stock, BURST).await != expected);
-                }
-                let elapsed = start.elapsed();
-                tally.add(iters, wrong);
-                elapsed
-            })
+            let mut wrong = 0;
+            let mut elapsed = Duration::ZERO;
+            for _ in 0..iters {
+                // The task's state lives in `block_on`'s frame: entering the
+                // runtime per burst is what moves it with the offset.
+                let (took, sum) = stack::shifted(turn, || {
+                    rt.block_on(async {
+                        let start = Instant::now();
+                        let sum = chan.burst(&mut stock, BURST).await;
+                        (start.elapsed(), sum)
+                    })
+                });
+                turn += 1;
+                elapsed += took;
+                wrong += u64::from(sum != expected);
+            }
+            tally.add(iters, wrong);
+            elapsed
         })
     })?;
     ensure!(chan.is_drained(), "{id}: messages were left in the channel");
