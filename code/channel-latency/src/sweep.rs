@@ -157,26 +157,24 @@ impl Tally {
     }
 }
 
-fn time_sync<P: Payload, C: SyncBurst<P>>(
-    mut chan: C,
+/// Times bursts under criterion. Each runs at the next stack offset
+/// (`stack::shifted`) and is timed on its own: `burst` runs one and returns
+/// its time and checksum.
+fn time_bursts(
     scratch: &Path,
     sampling: Sampling,
     id: &str,
-) -> Result<(Timing, u64)> {
-    let mut stock = P::stock(BURST);
+    tally: &Tally,
+    mut burst: impl FnMut() -> (Duration, u64),
+) -> Result<Timing> {
     let expected = burst_checksum(BURST);
-    let tally = Tally::default();
     let mut turn = 0;
-    let timing = timing::measure(scratch, sampling, id, |b| {
+    timing::measure(scratch, sampling, id, |b| {
         b.iter_custom(|iters| {
             let mut wrong = 0;
             let mut elapsed = Duration::ZERO;
             for _ in 0..iters {
-                let (took, sum) = stack::shifted(turn, || {
-                    let start = Instant::now();
-                    let sum = chan.burst(&mut stock, BURST);
-                    (start.elapsed(), sum)
-                });
+                let (took, sum) = stack::shifted(turn, &mut burst);
                 turn += 1;
                 elapsed += took;
                 wrong += u64::from(sum != expected);
@@ -184,6 +182,21 @@ fn time_sync<P: Payload, C: SyncBurst<P>>(
             tally.add(iters, wrong);
             elapsed
         })
+    })
+}
+
+fn time_sync<P: Payload, C: SyncBurst<P>>(
+    mut chan: C,
+    scratch: &Path,
+    sampling: Sampling,
+    id: &str,
+) -> Result<(Timing, u64)> {
+    let mut stock = P::stock(BURST);
+    let tally = Tally::default();
+    let timing = time_bursts(scratch, sampling, id, &tally, || {
+        let start = Instant::now();
+        let sum = chan.burst(&mut stock, BURST);
+        (start.elapsed(), sum)
     })?;
     ensure!(chan.is_drained(), "{id}: messages were left in the channel");
     Ok((timing, tally.check(id)?))
@@ -199,27 +212,13 @@ fn time_async<P: Payload, C: AsyncBurst<P>>(
     let mut stock = P::stock(BURST);
     let expected = burst_checksum(BURST);
     let tally = Tally::default();
-    let mut turn = 0;
-    let timing = timing::measure(scratch, sampling, id, |b| {
-        b.iter_custom(|iters| {
-            let mut wrong = 0;
-            let mut elapsed = Duration::ZERO;
-            for _ in 0..iters {
-                // The task's state lives in `block_on`'s frame: entering the
-                // runtime per burst is what moves it with the offset.
-                let (took, sum) = stack::shifted(turn, || {
-                    rt.block_on(async {
-                        let start = Instant::now();
-                        let sum = chan.burst(&mut stock, BURST).await;
-                        (start.elapsed(), sum)
-                    })
-                });
-                turn += 1;
-                elapsed += took;
-                wrong += u64::from(sum != expected);
-            }
-            tally.add(iters, wrong);
-            elapsed
+    // The task's state lives in `block_on`'s frame: entering the runtime
+    // per burst is what moves it with the offset.
+    let timing = time_bursts(scratch, sampling, id, &tally, || {
+        rt.block_on(async {
+            let start = Instant::now();
+            let sum = chan.burst(&mut stock, BURST).await;
+            (start.elapsed(), sum)
         })
     })?;
     ensure!(chan.is_drained(), "{id}: messages were left in the channel");
