@@ -265,6 +265,54 @@ pub fn ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Estimate {
         .unwrap_or_else(|_| Estimate::ratio(a.estimate(statistic), b.estimate(statistic)))
 }
 
+/// `Σ numerator ÷ Σ denominator` over independent rounds (say, messages and
+/// passes counted in each round of a point), with a 95% percentile bootstrap
+/// interval that draws whole rounds with replacement. The rounds are the
+/// unit because each is a separate stretch of the run: whatever state the
+/// machine was in, it held for a round. Seeded like [`bootstrap`]. Fails
+/// with fewer than two rounds (one round has no spread to draw from) or a
+/// zero total denominator.
+pub fn ratio_of_sums(rounds: &[(f64, f64)]) -> Result<Estimate> {
+    if rounds.len() < 2 {
+        anyhow::bail!(
+            "{} round(s) counted: an interval needs at least two",
+            rounds.len()
+        );
+    }
+    let of = |pick: &mut dyn FnMut() -> usize| {
+        let (mut num, mut den) = (0.0, 0.0);
+        for _ in 0..rounds.len() {
+            let (n, d) = rounds[pick()];
+            num += n;
+            den += d;
+        }
+        num / den
+    };
+    let mut i = 0;
+    let point = of(&mut || {
+        i += 1;
+        i - 1
+    });
+    if !point.is_finite() {
+        anyhow::bail!("the rounds' denominators sum to zero");
+    }
+    let mut rng = SplitMix64(0x5eed_b00c_u64);
+    let mut draws: Vec<f64> = (0..RESAMPLES)
+        .map(|_| of(&mut || rng.below(rounds.len())))
+        .filter(|v| v.is_finite())
+        .collect();
+    if draws.len() < RESAMPLES / 2 {
+        anyhow::bail!("the ratio is undefined on most resamples");
+    }
+    draws.sort_by(f64::total_cmp);
+    let at = |q: f64| draws[((draws.len() - 1) as f64 * q).round() as usize];
+    Ok(Estimate {
+        point_ns: point,
+        lower_ns: at(0.025).min(point),
+        upper_ns: at(0.975).max(point),
+    })
+}
+
 /// The generator behind the bootstrap (SplitMix64): tiny, seeded, and good
 /// enough to pick sample indices.
 struct SplitMix64(u64);
@@ -641,5 +689,49 @@ mod tests {
         assert_eq!(higher.compare(&e), Some(true));
         assert_eq!(e.compare(&higher), Some(false));
         assert_eq!(e.compare(&e), None);
+    }
+
+    #[test]
+    fn a_ratio_of_sums_draws_whole_rounds() {
+        // Ten rounds of (messages, passes): the point is the ratio of the
+        // totals, not the mean of the per-round ratios.
+        let rounds: Vec<(f64, f64)> = (0..10)
+            .map(|i| {
+                if i < 5 {
+                    (1000.0, 100.0)
+                } else {
+                    (1000.0, 50.0)
+                }
+            })
+            .collect();
+        let e = ratio_of_sums(&rounds).unwrap();
+        assert!((e.point_ns - 2000.0 / 150.0).abs() < 1e-9, "{e:?}");
+        // Rounds read 10 or 20: the interval lies between them and around
+        // the point, and it is wide because the rounds disagree.
+        assert!(e.lower_ns > 10.0 && e.lower_ns < 12.5, "{e:?}");
+        assert!(e.upper_ns < 20.0 && e.upper_ns > 15.0, "{e:?}");
+        assert_eq!(e.at_least(10.0), Some(true));
+        assert_eq!(e.at_least(14.0), None);
+        // Seeded: the same rounds give the same interval.
+        assert_eq!(ratio_of_sums(&rounds).unwrap(), e);
+        // Rounds that agree leave no spread.
+        let same = ratio_of_sums(&[(30.0, 3.0); 4]).unwrap();
+        assert_eq!(
+            (same.lower_ns, same.point_ns, same.upper_ns),
+            (10.0, 10.0, 10.0)
+        );
+    }
+
+    #[test]
+    fn a_ratio_of_sums_refuses_what_it_cannot_resample() {
+        let err = ratio_of_sums(&[(10.0, 1.0)]).unwrap_err().to_string();
+        assert!(
+            err.contains("1 round(s)") && err.contains("at least two"),
+            "{err}"
+        );
+        let err = ratio_of_sums(&[(10.0, 0.0), (5.0, 0.0)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sum to zero"), "{err}");
     }
 }

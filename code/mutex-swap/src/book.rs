@@ -44,7 +44,27 @@ pub struct Measured {
     pub work_rounds: u32,
     /// Criterion's estimates of one burst's timed region.
     pub timing: Timing,
+    /// The consumer's counts over every round of the point.
     pub passes: Passes,
+    /// The same counts round by round (they merge into `passes`); empty in
+    /// files from before rounds were kept apart.
+    #[serde(default)]
+    pub rounds: Vec<Passes>,
+}
+
+impl Measured {
+    /// Messages per pass with a 95% interval drawn over the rounds: the
+    /// batch swings with when the consumer thread gets a core, and a round
+    /// is one stretch of the run. `None` for files without rounds or with
+    /// one round.
+    pub fn batch(&self) -> Option<Estimate> {
+        let rounds: Vec<(f64, f64)> = self
+            .rounds
+            .iter()
+            .map(|r| (r.messages as f64, r.passes_with_messages as f64))
+            .collect();
+        harness::timing::ratio_of_sums(&rounds).ok()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -115,10 +135,12 @@ const CLAIMS: &[Claim] = &[Claim {
     source: SOURCE,
     rule: "At every producer count of 128 or more that was measured: the std::sync::Mutex \
            swap with the Notify consumer moves at least 10 messages per non-empty pass on \
-           average, and the same std::sync::Mutex taking one message per lock (no batching) has \
-           a longer burst time, the bootstrapped 95% interval of the ratio lying entirely above \
-           1. Does not hold if a batch is smaller or an interval lies entirely below 1; \
-           inconclusive if an interval straddles 1.",
+           average, the 95% interval drawn over the point's rounds lying entirely at or above \
+           10, and the same std::sync::Mutex taking one message per lock (no batching) has a \
+           longer burst time, the bootstrapped 95% interval of the ratio lying entirely above \
+           1. Does not hold if a batch's interval lies entirely below 10 or a ratio's entirely \
+           below 1; inconclusive if an interval straddles its threshold or a point has no \
+           per-round counts.",
 }];
 
 const EXHIBITS: &[Exhibit] = &[
@@ -286,8 +308,8 @@ impl Chapter for MutexSwap {
         for ((experiment, design, wait, producers, work_rounds), parts) in
             plan.into_iter().zip(rounds)
         {
-            let (timings, passes): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
-            let passes = passes
+            let (timings, rounds): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
+            let passes = rounds
                 .iter()
                 .fold(Passes::default(), |all, round| all.merge(round));
             points.push(Measured {
@@ -298,6 +320,7 @@ impl Chapter for MutexSwap {
                 work_rounds,
                 timing: Timing::pooled(timings)?,
                 passes,
+                rounds,
             });
         }
         Ok(Data {
@@ -386,6 +409,22 @@ impl Chapter for MutexSwap {
                 ps.consumer_cpu_ns > 0 && ps.wall_ns > 0,
                 "{what}: zero consumer CPU or wall time"
             );
+            if !m.rounds.is_empty() {
+                ensure!(
+                    m.rounds.len() == m.timing.repeats.len(),
+                    "{what}: counts for {} rounds, timings for {}",
+                    m.rounds.len(),
+                    m.timing.repeats.len()
+                );
+                let merged = m
+                    .rounds
+                    .iter()
+                    .fold(Passes::default(), |all, round| all.merge(round));
+                ensure!(
+                    merged == *ps,
+                    "{what}: the rounds' counts do not add up to the point's"
+                );
+            }
         }
         // Shapes: every design at every producer count of its experiment.
         let producers_of = |exp: Experiment| -> BTreeSet<u64> {
@@ -764,8 +803,9 @@ fn batching_table(run: &Run<Data>) -> Block {
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = Table::new(
         format!(
-            "Mean messages the consumer moves per pass that found any (largest single pass in \
-             brackets), Notify consumer. For the sharded design a pass visits every shard. {}.",
+            "Mean messages the consumer moves per pass that found any, its 95% interval drawn \
+             over the point's rounds in square brackets, the largest single pass in round \
+             brackets; Notify consumer. For the sharded design a pass visits every shard. {}.",
             runtime_note(run)
         ),
         &header_refs,
@@ -777,8 +817,11 @@ fn batching_table(run: &Run<Data>) -> Block {
                 find(data, Experiment::Throughput, design, Wait::Notify, p).map_or(
                     "—".into(),
                     |m| {
+                        let interval = m.batch().map_or(String::new(), |b| {
+                            format!(" [{} – {}]", sig3(b.lower_ns), sig3(b.upper_ns))
+                        });
                         format!(
-                            "{} ({})",
+                            "{}{interval} ({})",
                             sig3(m.passes.messages_per_pass()),
                             harness::fmt::thousands(m.passes.max_batch)
                         )
@@ -1090,13 +1133,33 @@ fn fan4_verdict(run: &Run<Data>) -> Verdict {
     let (mut refuted, mut undecided) = (false, false);
     let mut evidence = Vec::new();
     for (swap, _, r) in &at_scale {
-        let batch = swap.passes.messages_per_pass();
-        refuted |= batch < FAN4_MIN_BATCH || r.upper_ns < 1.0;
+        let batch = swap.batch();
+        match batch.map(|b| b.at_least(FAN4_MIN_BATCH)) {
+            Some(Some(true)) => {}
+            Some(Some(false)) => refuted = true,
+            Some(None) | None => undecided = true,
+        }
+        refuted |= r.upper_ns < 1.0;
         undecided |= r.lower_ns <= 1.0 && r.upper_ns >= 1.0;
+        let batch = batch.map_or_else(
+            || {
+                format!(
+                    "{} (no per-round counts)",
+                    sig3(swap.passes.messages_per_pass())
+                )
+            },
+            |b| {
+                format!(
+                    "{} [{} – {}]",
+                    sig3(b.point_ns),
+                    sig3(b.lower_ns),
+                    sig3(b.upper_ns)
+                )
+            },
+        );
         evidence.push(format!(
-            "{} producers: {} messages per pass; one per lock {} the swap's time [{} – {}]",
+            "{} producers: {batch} messages per pass; one per lock {} the swap's time [{} – {}]",
             swap.producers,
-            sig3(batch),
             ratio(r.point_ns),
             sig3(r.lower_ns),
             sig3(r.upper_ns)

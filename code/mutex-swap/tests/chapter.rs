@@ -78,6 +78,17 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         assert_eq!(m.timing.repeats, vec![p.sampling.samples; rounds], "{m:?}");
         assert_eq!(m.passes.messages, m.passes.bursts * data.messages_per_burst);
         assert!(m.passes.bursts >= (rounds * p.sampling.samples) as u64);
+        // The counts are kept round by round too, and add up to the point's.
+        assert_eq!(m.rounds.len(), rounds, "{m:?}");
+        let merged = m.rounds.iter().fold(
+            Default::default(),
+            |all: mutex_swap::experiment::Passes, r| all.merge(r),
+        );
+        assert_eq!(merged, m.passes);
+        assert!(m
+            .rounds
+            .iter()
+            .all(|r| r.bursts >= p.sampling.samples as u64));
     }
     assert_eq!(
         decisive,
@@ -108,6 +119,16 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         MutexSwap::check(&broken).is_err(),
         "a wrong message count must be rejected"
     );
+
+    let mut broken = data.clone();
+    broken.points[0].rounds[1].passes_with_messages += 1;
+    let err = MutexSwap::check(&broken).unwrap_err().to_string();
+    assert!(err.contains("rounds' counts do not add up"), "{err}");
+
+    let mut broken = data.clone();
+    broken.points[0].rounds.pop();
+    let err = MutexSwap::check(&broken).unwrap_err().to_string();
+    assert!(err.contains("counts for 1 rounds, timings for 2"), "{err}");
 
     let mut broken = data.clone();
     let dup = broken.points[0].clone();
@@ -171,25 +192,47 @@ fn around(point: f64, spread: f64) -> Estimate {
     }
 }
 
-/// Replaces a timing's mean and its samples: half at each end of the
-/// interval, so the samples' mean is the point and ratios bootstrapped from
-/// them have intervals of the same order.
+/// Replaces a timing's mean and its samples, keeping its number of rounds:
+/// in each round, half the samples at each end of the interval, so the
+/// samples' mean is the point and ratios bootstrapped from them have
+/// intervals of the same order.
 fn set_mean(t: &mut Timing, mean: Estimate) {
+    let rounds = t.repeats.len().max(1);
     t.mean = mean;
-    t.per_sample_ns = [[mean.lower_ns; 5], [mean.upper_ns; 5]].concat();
+    t.per_sample_ns = [[mean.lower_ns; 5], [mean.upper_ns; 5]]
+        .concat()
+        .repeat(rounds);
     t.samples = t.per_sample_ns.len();
-    t.repeats = Vec::new();
+    t.repeats = vec![10; rounds];
 }
 
 /// The smoke run with every FAN-4 point from 128 producers up rewritten: the
-/// swap batches 20 messages per pass in 1 µs ± 5 %; one per lock takes `pop_one`.
+/// swap takes 1 µs ± 5 % and batches 20 messages per pass in every round;
+/// one per lock takes `pop_one`.
 fn fan4_with(pop_one: Estimate) -> (Data, Outcome, String) {
+    fan4_batching(pop_one, &[20])
+}
+
+/// As `fan4_with`, with round `i` of the swap's points batching
+/// `batches[i % batches.len()]` messages per pass (no rounds when empty).
+fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) {
     let mut data = smoke();
     for m in data.points.iter_mut().filter(|m| m.producers >= 128) {
         match (m.experiment, m.design) {
             (Experiment::Throughput, Design::StdMutexSwap) => {
                 set_mean(&mut m.timing, around(1000.0, 0.05));
-                m.passes.passes_with_messages = (m.passes.messages / 20).max(1);
+                if batches.is_empty() {
+                    m.rounds.clear();
+                    m.passes.passes_with_messages = (m.passes.messages / 20).max(1);
+                    continue;
+                }
+                for (i, r) in m.rounds.iter_mut().enumerate() {
+                    r.passes_with_messages = r.messages / batches[i % batches.len()];
+                }
+                m.passes = m.rounds.iter().fold(
+                    Default::default(),
+                    |all: mutex_swap::experiment::Passes, r| all.merge(r),
+                );
             }
             (Experiment::LockHold, Design::StdMutexPopOne) => set_mean(&mut m.timing, pop_one),
             _ => {}
@@ -224,4 +267,36 @@ fn a_ratio_interval_straddling_one_gives_inconclusive() {
     assert_eq!(outcome, Outcome::Holds, "{evidence}");
     let (_, outcome, evidence) = fan4_with(around(500.0, 0.01));
     assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
+}
+
+#[test]
+fn a_batch_is_judged_by_its_interval_over_the_rounds() {
+    let faster = around(2000.0, 0.01);
+    // Every round clear of 10: holds, and the evidence gives the interval.
+    let (_, outcome, evidence) = fan4_batching(faster, &[20, 24, 16]);
+    assert_eq!(outcome, Outcome::Holds, "{evidence}");
+    assert!(evidence.contains("messages per pass"), "{evidence}");
+    // Every round below 10: does not hold, however fast the swap is.
+    let (_, outcome, evidence) = fan4_batching(faster, &[4, 5, 6]);
+    assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
+    // Rounds on both sides of 10, the pooled point above it: the interval
+    // straddles 10, so the run cannot tell, and says so.
+    let (data, outcome, evidence) = fan4_batching(faster, &[8, 40, 9]);
+    assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
+    let swap = data
+        .points
+        .iter()
+        .find(|m| {
+            m.producers >= 128
+                && m.experiment == Experiment::Throughput
+                && m.design == Design::StdMutexSwap
+        })
+        .unwrap();
+    assert!(swap.passes.messages_per_pass() > 10.0, "{:?}", swap.passes);
+    let batch = swap.batch().unwrap();
+    assert!(batch.lower_ns < 10.0 && batch.upper_ns >= 10.0, "{batch:?}");
+    // A file from before rounds were kept: no interval, so no decision.
+    let (_, outcome, evidence) = fan4_batching(faster, &[]);
+    assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
+    assert!(evidence.contains("no per-round counts"), "{evidence}");
 }
