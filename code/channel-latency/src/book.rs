@@ -300,14 +300,16 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
     let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len();
     progress.set_total((sweep_steps + bp_steps) as u64);
 
-    let mut points = Vec::new();
-    let mut memcpy = Vec::new();
-    for bytes in PAYLOAD_SIZES {
-        // Every variant once per pass, `repeats` passes, then pool.
-        let mut parts: Vec<Vec<sweep::Point>> = vec![Vec::new(); per_size - 1];
-        let mut floors = Vec::new();
-        for repeat in 1..=repeats {
-            let mut slot = parts.iter_mut();
+    // Pass after pass over every size, every variant once per size in each
+    // pass: a size's repeats are spread over the whole sweep, so they draw
+    // several of the machine's spells rather than the one its turn fell in,
+    // and the variants a ratio compares still sit side by side in time.
+    let mut parts: Vec<Vec<Vec<sweep::Point>>> =
+        vec![vec![Vec::new(); per_size - 1]; PAYLOAD_SIZES.len()];
+    let mut floors: Vec<Vec<MemcpyPoint>> = vec![Vec::new(); PAYLOAD_SIZES.len()];
+    for repeat in 1..=repeats {
+        for (size, bytes) in PAYLOAD_SIZES.into_iter().enumerate() {
+            let mut slot = parts[size].iter_mut();
             for variant in Variant::ALL {
                 for carry in Carry::ALL {
                     progress.step(format_args!(
@@ -325,12 +327,16 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
             progress.step(format_args!(
                 "A: memcpy {BURST} x {bytes} B (repeat {repeat} of {repeats})"
             ));
-            floors.push(sweep::measure_memcpy(bytes, scratch.path(), sampling)?);
+            floors[size].push(sweep::measure_memcpy(bytes, scratch.path(), sampling)?);
         }
-        for repeats_of_one in parts {
+    }
+    let mut points = Vec::new();
+    let mut memcpy = Vec::new();
+    for (size_parts, size_floors) in parts.into_iter().zip(floors) {
+        for repeats_of_one in size_parts {
             points.push(sweep::Point::pooled(repeats_of_one)?);
         }
-        memcpy.push(MemcpyPoint::pooled(floors)?);
+        memcpy.push(MemcpyPoint::pooled(size_floors)?);
     }
     drop(rt);
 

@@ -129,11 +129,12 @@ pub fn sweep_sampling(profile: Profile) -> Sampling {
     )
 }
 
-/// How many times each point of experiment A is measured, one size at a
-/// time, every variant once per pass, each time on a new channel: a slow
-/// spell of the machine then lands on every variant it compares instead of
-/// on one of them, and the repeats-first bootstrap widens the intervals
-/// when repeats disagree. Per point, the quick and full profiles take as
+/// How many times each point of experiment A is measured, in passes over
+/// every size, every variant once per size in each pass, each time on a new
+/// channel: a slow spell of the machine then lands on every variant a ratio
+/// compares instead of on one of them, each size draws a spell per pass
+/// instead of one for all its repeats, and the repeats-first bootstrap
+/// widens the intervals when repeats disagree. Per point, the quick and full profiles take as
 /// long as one run of twice as many samples and of the same number did.
 pub fn sweep_repeats(profile: Profile) -> usize {
     profile.pick(1, 4, 5)
