@@ -246,8 +246,15 @@ where
             draws.push(v);
         }
     }
+    percentile_interval("the derived figure", point, draws)
+}
+
+/// The 95% percentile interval of bootstrap `draws` (finite values only)
+/// around `point`; fails, naming `what`, when most of the `RESAMPLES` were
+/// undefined.
+fn percentile_interval(what: &str, point: f64, mut draws: Vec<f64>) -> Result<Estimate> {
     if draws.len() < RESAMPLES / 2 {
-        anyhow::bail!("the derived figure is undefined on most resamples");
+        anyhow::bail!("{what} is undefined on most resamples");
     }
     draws.sort_by(f64::total_cmp);
     let at = |q: f64| draws[((draws.len() - 1) as f64 * q).round() as usize];
@@ -297,20 +304,11 @@ pub fn ratio_of_sums(rounds: &[(f64, f64)]) -> Result<Estimate> {
         anyhow::bail!("the rounds' denominators sum to zero");
     }
     let mut rng = SplitMix64(0x5eed_b00c_u64);
-    let mut draws: Vec<f64> = (0..RESAMPLES)
+    let draws = (0..RESAMPLES)
         .map(|_| of(&mut || rng.below(rounds.len())))
         .filter(|v| v.is_finite())
         .collect();
-    if draws.len() < RESAMPLES / 2 {
-        anyhow::bail!("the ratio is undefined on most resamples");
-    }
-    draws.sort_by(f64::total_cmp);
-    let at = |q: f64| draws[((draws.len() - 1) as f64 * q).round() as usize];
-    Ok(Estimate {
-        point_ns: point,
-        lower_ns: at(0.025).min(point),
-        upper_ns: at(0.975).max(point),
-    })
+    percentile_interval("the ratio", point, draws)
 }
 
 /// The generator behind the bootstrap (SplitMix64): tiny, seeded, and good
