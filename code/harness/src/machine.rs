@@ -15,6 +15,11 @@ pub struct Machine {
     pub memory_bytes: u64,
     pub os: String,
     pub kernel: String,
+    /// The kernel's TCP congestion control (`bbr`, `cubic`): how loopback
+    /// segments coalesce depends on it, and fan-in's socket rows with them.
+    /// Files written before it was recorded have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_congestion_control: Option<String>,
 }
 
 impl Machine {
@@ -35,6 +40,7 @@ impl Machine {
             memory_bytes: memory_bytes().unwrap_or(0),
             os: os_name().unwrap_or_else(|| std::env::consts::OS.to_string()),
             kernel: kernel().unwrap_or_else(|| "unknown".into()),
+            tcp_congestion_control: tcp_congestion_control(),
         }
     }
 }
@@ -136,6 +142,14 @@ fn kernel() -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .or_else(|| command_output("uname", &["-r"]))
+}
+
+/// Linux's `net.ipv4.tcp_congestion_control`; `None` elsewhere.
+fn tcp_congestion_control() -> Option<String> {
+    fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 /// One-minute load average when a run starts, so a reader can see a busy machine.
@@ -349,5 +363,23 @@ mod tests {
         let m = Machine::detect();
         assert!(!m.id.is_empty() && m.cores >= 1);
         assert_eq!(m.arch, std::env::consts::ARCH);
+        // On Linux the kernel names its congestion control; what it says is
+        // what the file records.
+        if let Ok(cc) = fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control") {
+            assert_eq!(m.tcp_congestion_control.as_deref(), Some(cc.trim()));
+        }
+    }
+
+    #[test]
+    fn the_congestion_control_is_optional_in_files() {
+        let mut m = Machine::detect();
+        m.tcp_congestion_control = None;
+        let text = serde_json::to_string(&m).unwrap();
+        assert!(!text.contains("tcp_congestion_control"), "{text}");
+        let back: Machine = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, m);
+        m.tcp_congestion_control = Some("cubic".into());
+        let back: Machine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back.tcp_congestion_control.as_deref(), Some("cubic"));
     }
 }

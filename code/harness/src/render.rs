@@ -275,6 +275,12 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("Architecture", m.arch.clone()),
         ("Memory", crate::fmt::bytes_h(m.memory_bytes as f64)),
         ("OS", format!("{} (kernel {})", m.os, m.kernel)),
+        (
+            "TCP congestion control",
+            m.tcp_congestion_control
+                .clone()
+                .unwrap_or_else(|| "not recorded".into()),
+        ),
         ("Compiler", p.rustc.clone()),
         ("Measured crates", crates),
         ("Profile", p.profile.to_string()),
@@ -382,7 +388,10 @@ mod tests {
         let run = |remeasured_s: Option<f64>| Run {
             path: "x.json".into(),
             provenance: crate::results::Provenance {
-                machine: crate::machine::Machine::detect(),
+                machine: crate::machine::Machine {
+                    tcp_congestion_control: remeasured_s.map(|_| "bbr".into()),
+                    ..crate::machine::Machine::detect()
+                },
                 rustc: "test".into(),
                 crates: Default::default(),
                 fingerprint: "test".into(),
@@ -426,6 +435,10 @@ mod tests {
             ),
             "{card}"
         );
+        assert!(
+            card.contains("<dt>TCP congestion control</dt><dd>bbr</dd>"),
+            "{card}"
+        );
         // A file from before the time was counted does not claim zero.
         let card = provenance_card(&run(None));
         assert!(
@@ -434,6 +447,10 @@ mod tests {
         );
         assert!(
             card.contains("<dt>Hypervisor steal</dt><dd>not recorded</dd>"),
+            "{card}"
+        );
+        assert!(
+            card.contains("<dt>TCP congestion control</dt><dd>not recorded</dd>"),
             "{card}"
         );
     }
