@@ -918,6 +918,7 @@ mod tests {
             steal_max: None,
             stolen_timings: None,
             steal_remeasured: None,
+            probe: None,
         });
         p
     }

@@ -20,6 +20,15 @@
 //! much measured a machine with less than two cores: the same wrapper reads
 //! the kernel's CPU counters around every timing and measures a stolen one
 //! again, from the same budget.
+//!
+//! Neither check sees a host core that merely runs slower for a while (a
+//! busy sibling thread on the host, a neighbour streaming memory through a
+//! shared cache): the guest loses no time and its cores stay close, but
+//! copies and arithmetic take longer. A fixed probe, timed beside the round
+//! trip, records how fast the machine was around each timing, so that two
+//! runs can be told apart by the speed of the machine they met.
+use std::cell::RefCell;
+use std::hint::black_box;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,6 +53,12 @@ const RECHECK: Duration = Duration::from_millis(200);
 /// check passes again), so a machine stuck in a far spell costs one long
 /// wait per run, not one per timing.
 const SHORT_PATIENCE: Duration = Duration::from_secs(2);
+/// The speed probe: bytes copied and dependent integer steps per batch,
+/// and batches per probe (the fastest batch counts). About half a
+/// millisecond in all.
+const PROBE_BYTES: usize = 256 * 1024;
+const PROBE_STEPS: u64 = 20_000;
+const PROBE_BATCHES: usize = 15;
 /// Times a timing is measured again when the cores drifted apart during it,
 /// or the hypervisor stole `STOLEN` of its CPU time.
 const RETRIES: usize = 2;
@@ -114,6 +129,40 @@ pub fn round_trip_ns() -> Option<f64> {
     stop.store(true, Ordering::Relaxed);
     let _ = partner.join();
     (batches.len() == BATCHES).then(|| Statistic::Median.of(&mut batches))
+}
+
+/// Nanoseconds for a fixed piece of work on this thread: a copy of
+/// `PROBE_BYTES` (a working set that stays in a core's own caches) and a
+/// chain of dependent integer steps, the fastest of `PROBE_BATCHES`. Only
+/// its changes mean anything: the same work, slower, on the same machine.
+///
+/// The fastest batch, not the median: on the book's virtual machine the
+/// first batches after a pause run slow (a core waking, caches another
+/// guest used), and a probe taken between timings always follows a pause.
+/// The fastest batch is what the core can do at that moment.
+pub fn speed_probe_ns() -> Option<f64> {
+    thread_local! {
+        static BUFFERS: RefCell<(Vec<u8>, Vec<u8>)> =
+            RefCell::new(((0..PROBE_BYTES).map(|i| i as u8).collect(), vec![0; PROBE_BYTES]));
+    }
+    BUFFERS.with(|b| {
+        let (from, to) = &mut *b.borrow_mut();
+        let mut x = black_box(0x9e37_79b9_7f4a_7c15_u64);
+        let mut batches = Vec::with_capacity(PROBE_BATCHES);
+        for _ in 0..PROBE_BATCHES {
+            let batch = Instant::now();
+            to.copy_from_slice(black_box(&from[..]));
+            black_box(&mut to[..]);
+            for _ in 0..PROBE_STEPS {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+            }
+            black_box(x);
+            batches.push(batch.elapsed().as_nanos() as f64);
+        }
+        batches.into_iter().reduce(f64::min)
+    })
 }
 
 /// Timings start only when a check finds the round trip at or below
@@ -239,6 +288,31 @@ pub struct CoresApart {
     /// before stolen timings were measured again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_remeasured: Option<usize>,
+    /// The speed probe (`speed_probe_ns`) before and after each kept
+    /// timing: how its times spread over the run. `None` where it could not
+    /// run, and in files from before it was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Spread>,
+}
+
+/// Smallest, median and largest of a run's checks, in nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub min_ns: f64,
+    pub median_ns: f64,
+    pub max_ns: f64,
+}
+
+impl Spread {
+    /// `None` for no values.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let mut v = values.to_vec();
+        (!v.is_empty()).then(|| Spread {
+            min_ns: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max_ns: v.iter().copied().fold(0.0, f64::max),
+            median_ns: Statistic::Median.of(&mut v),
+        })
+    }
 }
 
 /// A timing that surely lost this share of its CPU time to the hypervisor
@@ -276,6 +350,8 @@ struct Log {
     /// Steal during each kept timing whose counters could be read: the share
     /// read, and the least share surely stolen (`steal_share_at_least`).
     steal_at_timings: Vec<(f64, f64)>,
+    /// The speed probe before and after each kept timing, where it ran.
+    probes_at_timings: Vec<f64>,
     gave_up: bool,
 }
 
@@ -312,18 +388,15 @@ pub fn current_gate() -> Option<Gate> {
 /// be made (one core) or nothing was timed.
 pub fn finish_run() -> Option<CoresApart> {
     let log = LOG.lock().unwrap_or_else(|e| e.into_inner()).take()?;
-    if log.at_timings.is_empty() {
-        return None;
-    }
-    let mut values = log.at_timings.clone();
+    let round_trip = Spread::of(&log.at_timings)?;
     let steal = &log.steal_at_timings;
     Some(CoresApart {
         gate_ns: log.gate.map(|g| g.limit_ns),
         timings: log.timings,
-        checks: values.len(),
-        min_ns: values.iter().copied().fold(f64::INFINITY, f64::min),
-        max_ns: values.iter().copied().fold(0.0, f64::max),
-        median_ns: Statistic::Median.of(&mut values),
+        checks: log.at_timings.len(),
+        min_ns: round_trip.min_ns,
+        max_ns: round_trip.max_ns,
+        median_ns: round_trip.median_ns,
         beyond_gate: log.beyond_gate,
         remeasured: log.remeasured,
         waited_s: log.waited.as_secs_f64(),
@@ -332,6 +405,7 @@ pub fn finish_run() -> Option<CoresApart> {
         stolen_timings: (!steal.is_empty())
             .then(|| steal.iter().filter(|(_, least)| *least >= STOLEN).count()),
         steal_remeasured: (!steal.is_empty()).then_some(log.steal_remeasured),
+        probe: Spread::of(&log.probes_at_timings),
     })
 }
 
@@ -370,16 +444,20 @@ fn settle(gate: Option<Gate>, check: &mut impl FnMut() -> Option<f64>) -> (Optio
 /// measures it again (up to `RETRIES` times, and while the run's budget
 /// lasts) when the cores drifted beyond the gate while it ran or the
 /// hypervisor stole at least `STOLEN` of its CPU time. `check` is
-/// `round_trip_ns` and `counters` is `CpuCounters::read` outside tests.
+/// `round_trip_ns`, `probe` is `speed_probe_ns` and `counters` is
+/// `CpuCounters::read` outside tests. The probe only records: no timing
+/// waits for it or is measured again because of it.
 pub fn gated<T>(
     gate: Option<Gate>,
     mut check: impl FnMut() -> Option<f64>,
+    mut probe: impl FnMut() -> Option<f64>,
     mut counters: impl FnMut() -> Option<CpuCounters>,
     mut timed: impl FnMut() -> Result<T>,
 ) -> Result<T> {
     let mut attempt = 0;
     loop {
         let (before, started_within) = settle(gate, &mut check);
+        let probe_before = probe();
         let start = counters();
         let began = Instant::now();
         let out = timed()?;
@@ -390,6 +468,7 @@ pub fn gated<T>(
                 start.steal_share_at_least(&end, STEAL_WINDOW_JIFFIES)?,
             ))
         });
+        let probe_after = probe();
         let after = check();
         let ended_within = match (gate, after) {
             (Some(g), Some(ns)) => ns <= g.limit_ns,
@@ -414,6 +493,8 @@ pub fn gated<T>(
             l.timings += 1;
             l.at_timings.extend(before.into_iter().chain(after));
             l.steal_at_timings.extend(steal);
+            l.probes_at_timings
+                .extend(probe_before.into_iter().chain(probe_after));
             if !(started_within && ended_within) {
                 l.beyond_gate += 1;
             }
@@ -456,6 +537,11 @@ mod tests {
             limit_ns,
             patience: Duration::from_millis(patience_ms),
         })
+    }
+
+    /// No speed probe: the machine's speed plays no part.
+    fn unprobed() -> Option<f64> {
+        None
     }
 
     /// No CPU counters: steal plays no part.
@@ -509,7 +595,7 @@ mod tests {
         let _s = SERIAL.lock().unwrap();
         start_run(None, HOUR);
         let mut runs = 0;
-        let out = gated(None, script(&[200.0, 410.0]), unread, || {
+        let out = gated(None, script(&[200.0, 410.0]), unprobed, unread, || {
             runs += 1;
             Ok(7)
         })
@@ -526,16 +612,98 @@ mod tests {
     }
 
     #[test]
+    fn a_real_probe_times_its_fixed_work() {
+        let ns = speed_probe_ns().expect("the probe runs on any machine");
+        // A quarter MiB copied and twenty thousand steps: microseconds, not
+        // nothing (optimised away) and not seconds.
+        assert!((1_000.0..100_000_000.0).contains(&ns), "probe {ns} ns");
+    }
+
+    #[test]
+    fn each_timing_records_how_fast_the_machine_was_around_it() {
+        let _s = SERIAL.lock().unwrap();
+        start_run(None, HOUR);
+        // Probes come before and after each timing; one could not run.
+        let mut probes = [
+            Some(100.0),
+            Some(130.0),
+            None,
+            Some(120.0),
+            Some(90.0),
+            Some(300.0),
+        ]
+        .into_iter();
+        for _ in 0..3 {
+            gated(None, script(&[200.0]), || probes.next()?, unread, || Ok(())).unwrap();
+        }
+        let found = finish_run().unwrap();
+        assert_eq!(found.timings, 3);
+        let probe = found.probe.expect("five probes ran");
+        assert_eq!(
+            (probe.min_ns, probe.median_ns, probe.max_ns),
+            (90.0, 120.0, 300.0)
+        );
+        // The round trips are not mixed in, nor the probes into them.
+        assert_eq!(
+            (found.min_ns, found.max_ns, found.checks),
+            (200.0, 200.0, 6)
+        );
+        let text = serde_json::to_string(&found).unwrap();
+        assert_eq!(serde_json::from_str::<CoresApart>(&text).unwrap(), found);
+
+        // A timing measured again keeps only the probes of the attempt kept.
+        start_run(gate(330.0, 1_000), HOUR);
+        let mut probes = [10.0, 20.0, 30.0, 40.0].into_iter();
+        let mut runs = 0;
+        gated(
+            gate(330.0, 1_000),
+            script(&[300.0, 400.0, 300.0, 300.0]),
+            || probes.next(),
+            unread,
+            || {
+                runs += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+        let found = finish_run().unwrap();
+        assert_eq!((runs, found.remeasured), (2, 1));
+        let probe = found.probe.unwrap();
+        assert_eq!((probe.min_ns, probe.max_ns), (30.0, 40.0));
+
+        // Without a probe the file records nothing, rather than a zero.
+        start_run(None, HOUR);
+        gated(None, script(&[200.0]), unprobed, unread, || Ok(())).unwrap();
+        let found = finish_run().unwrap();
+        assert_eq!(found.probe, None);
+        let text = serde_json::to_string(&found).unwrap();
+        assert!(!text.contains("probe"), "{text}");
+        // And a file from before the probe reads as one without it.
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("probe");
+        assert_eq!(
+            serde_json::from_value::<CoresApart>(old).unwrap().probe,
+            None
+        );
+    }
+
+    #[test]
     fn each_timing_records_what_the_hypervisor_stole_during_it() {
         let _s = SERIAL.lock().unwrap();
         start_run(None, HOUR);
         for _ in 0..2 {
             // Long enough for the kernel's CPU counters to tick past the
             // window on any number of cores (0.2 s each).
-            gated(None, script(&[200.0, 200.0]), CpuCounters::read, || {
-                std::thread::sleep(Duration::from_millis(200));
-                Ok(())
-            })
+            gated(
+                None,
+                script(&[200.0, 200.0]),
+                unprobed,
+                CpuCounters::read,
+                || {
+                    std::thread::sleep(Duration::from_millis(200));
+                    Ok(())
+                },
+            )
             .unwrap();
         }
         let found = finish_run().unwrap();
@@ -550,7 +718,14 @@ mod tests {
         // An instant timing is too short for the counters: it adds nothing,
         // rather than a zero or a tick's worth of noise.
         start_run(None, HOUR);
-        gated(None, script(&[200.0, 200.0]), CpuCounters::read, || Ok(())).unwrap();
+        gated(
+            None,
+            script(&[200.0, 200.0]),
+            unprobed,
+            CpuCounters::read,
+            || Ok(()),
+        )
+        .unwrap();
         let found = finish_run().unwrap();
         assert_eq!((found.steal_max, found.stolen_timings), (None, None));
     }
@@ -563,7 +738,7 @@ mod tests {
         // Far twice (wait), close (start), far after (measure again), close
         // before and after the second attempt.
         let check = script(&[400.0, 390.0, 250.0, 405.0, 240.0, 260.0]);
-        gated(gate(330.0, 10_000), check, unread, || {
+        gated(gate(330.0, 10_000), check, unprobed, unread, || {
             runs += 1;
             Ok(())
         })
@@ -589,7 +764,7 @@ mod tests {
         start_run(gate(100.0, 300), HOUR);
         let mut runs = 0;
         for _ in 0..2 {
-            gated(gate(100.0, 300), script(&[400.0]), unread, || {
+            gated(gate(100.0, 300), script(&[400.0]), unprobed, unread, || {
                 runs += 1;
                 Ok(())
             })
@@ -619,7 +794,7 @@ mod tests {
         start_run(g, Duration::from_millis(500));
         let started = Instant::now();
         for _ in 0..5 {
-            gated(g, script(&[400.0]), unread, || Ok(())).unwrap();
+            gated(g, script(&[400.0]), unprobed, unread, || Ok(())).unwrap();
         }
         // Five timings under a gate never met: half a second of waiting in
         // all, not a minute each.
@@ -650,7 +825,7 @@ mod tests {
         };
         let mut runs = 0;
         for _ in 0..3 {
-            gated(g, &mut check, unread, || {
+            gated(g, &mut check, unprobed, unread, || {
                 runs += 1;
                 std::thread::sleep(Duration::from_millis(100));
                 Ok(())
@@ -680,7 +855,7 @@ mod tests {
             flip = !flip;
             Some(if flip { 200.0 } else { 450.0 })
         };
-        gated(gate(330.0, 1_000), check, unread, || {
+        gated(gate(330.0, 1_000), check, unprobed, unread, || {
             runs += 1;
             Ok(())
         })
@@ -701,7 +876,7 @@ mod tests {
     ) -> (usize, CoresApart) {
         start_run(None, budget);
         let mut runs = 0;
-        gated(None, script(&[200.0]), counters, || {
+        gated(None, script(&[200.0]), unprobed, counters, || {
             runs += 1;
             Ok(())
         })
@@ -755,9 +930,13 @@ mod tests {
     fn a_failed_timing_is_an_error_not_a_retry() {
         let _s = SERIAL.lock().unwrap();
         start_run(None, HOUR);
-        let err = gated(None, script(&[200.0]), unread, || -> Result<()> {
-            bail!("boom")
-        })
+        let err = gated(
+            None,
+            script(&[200.0]),
+            unprobed,
+            unread,
+            || -> Result<()> { bail!("boom") },
+        )
         .unwrap_err();
         assert_eq!(err.to_string(), "boom");
         assert_eq!(finish_run(), None);

@@ -600,6 +600,19 @@ fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     )
 }
 
+/// `median 35.0 µs (32.4–45.8 µs)`, or `not recorded`.
+fn describe_probe(p: Option<harness::cores::Spread>) -> String {
+    p.map_or("not recorded".into(), |p| {
+        let n = harness::fmt::nanos;
+        format!(
+            "median {} ({}–{})",
+            n(p.median_ns),
+            n(p.min_ns),
+            n(p.max_ns)
+        )
+    })
+}
+
 fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitCode> {
     if !(within.is_finite() && within >= 0.0) {
         bail!("--within must be a percentage of zero or more, not {within}");
@@ -688,6 +701,25 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
                     info.name,
                     describe_apart(ca.as_ref()),
                     describe_apart(cb.as_ref())
+                );
+            }
+            let (qa, qb) = (
+                ca.as_ref().and_then(|c| c.probe),
+                cb.as_ref().and_then(|c| c.probe),
+            );
+            if qa.is_some() || qb.is_some() {
+                println!(
+                    "{:<16} speed probe while measuring: a {}, b {}{}",
+                    info.name,
+                    describe_probe(qa),
+                    describe_probe(qb),
+                    match (qa, qb) {
+                        (Some(a), Some(b)) => format!(
+                            "; b's median {}",
+                            harness::fmt::percent_delta(b.median_ns / a.median_ns - 1.0)
+                        ),
+                        _ => String::new(),
+                    }
                 );
             }
             let (sa, sb) = (

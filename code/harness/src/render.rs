@@ -196,6 +196,22 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// The speed probe's record (`cores::speed_probe_ns`) for the card.
+fn speed_row(c: Option<&crate::cores::CoresApart>) -> String {
+    let Some((c, p)) = c.and_then(|c| Some((c, c.probe?))) else {
+        return "not recorded".into();
+    };
+    let n = crate::fmt::nanos;
+    format!(
+        "a fixed probe of copying and arithmetic took {} (median; {}–{}), timed before and \
+         after each of {} timings",
+        n(p.median_ns),
+        n(p.min_ns),
+        n(p.max_ns),
+        c.timings
+    )
+}
+
 pub fn provenance_card<D>(run: &Run<D>) -> String {
     let p = &run.provenance;
     let m = &p.machine;
@@ -290,6 +306,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("Other work at start", busy),
         ("Round trip between two cores", apart),
         ("Hypervisor steal", steal),
+        ("Machine speed", speed_row(p.cores_apart.as_ref())),
         ("Fingerprint", p.fingerprint.clone()),
     ];
     let mut out = format!(
@@ -414,6 +431,11 @@ mod tests {
                     steal_max: remeasured_s.map(|_| 0.31),
                     stolen_timings: remeasured_s.map(|_| 2),
                     steal_remeasured: remeasured_s.map(|_| 5),
+                    probe: remeasured_s.map(|_| crate::cores::Spread {
+                        min_ns: 32_400.0,
+                        median_ns: 35_020.0,
+                        max_ns: 45_800.0,
+                    }),
                 }),
                 // The same switch: a file that has one has the other.
                 steal_share: remeasured_s.map(|_| 0.0734),
@@ -439,6 +461,14 @@ mod tests {
             card.contains("<dt>TCP congestion control</dt><dd>bbr</dd>"),
             "{card}"
         );
+        assert!(
+            card.contains(
+                "<dt>Machine speed</dt><dd>a fixed probe of copying and arithmetic took \
+                 35.0 µs (median; 32.4 µs–45.8 µs), timed before and after each of 40 \
+                 timings</dd>"
+            ),
+            "{card}"
+        );
         // A file from before the time was counted does not claim zero.
         let card = provenance_card(&run(None));
         assert!(
@@ -451,6 +481,10 @@ mod tests {
         );
         assert!(
             card.contains("<dt>TCP congestion control</dt><dd>not recorded</dd>"),
+            "{card}"
+        );
+        assert!(
+            card.contains("<dt>Machine speed</dt><dd>not recorded</dd>"),
             "{card}"
         );
     }

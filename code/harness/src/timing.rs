@@ -422,12 +422,14 @@ where
     {
         anyhow::bail!("timing id {id:?} must be letters, digits, '-', '_' or '.'");
     }
-    // Between checks of how far apart the cores are and of the hypervisor's
-    // steal, under this run's gate (see `cores`): a timing that met a far
-    // spell, or lost a tenth of its CPU time, is measured again.
+    // Between checks of how far apart the cores are, of how fast the machine
+    // runs and of the hypervisor's steal, under this run's gate (see
+    // `cores`): a timing that met a far spell, or lost a tenth of its CPU
+    // time, is measured again.
     crate::cores::gated(
         crate::cores::current_gate(),
         crate::cores::round_trip_ns,
+        crate::cores::speed_probe_ns,
         crate::machine::CpuCounters::read,
         || {
             let mut c = criterion(scratch, sampling);
