@@ -600,7 +600,7 @@ fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     )
 }
 
-/// `median 35.0 µs (32.4–45.8 µs)`, or `not recorded`.
+/// `median 35.0 µs (32.4 µs–45.8 µs)`, or `not recorded`.
 fn describe_probe(p: Option<harness::cores::Spread>) -> String {
     p.map_or("not recorded".into(), |p| {
         let n = harness::fmt::nanos;
