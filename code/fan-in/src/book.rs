@@ -550,7 +550,7 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
             format!("Worker counts, {p} profile"),
             format!(
                 "{} ({} passes of {} samples, {} ms measuring per point; {} samples, {} ms in \
-                 the first pass only for mpsc unbounded and bounded from {} workers)",
+                 the first and last passes only for mpsc unbounded and bounded from {} workers)",
                 list(&plan.workers),
                 plan.passes,
                 plan.sampling.samples,

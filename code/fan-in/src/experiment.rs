@@ -33,9 +33,11 @@ pub struct Plan {
     /// median.
     pub sampling: Sampling,
     /// The write-per-message designs from `HEAVY_FROM` workers up, whose one
-    /// burst takes seconds over TCP: measured in the first pass only, which
-    /// keeps the run's length in bounds; their spread is small relative to
-    /// their size.
+    /// burst takes up to a second over TCP: measured in the first and the
+    /// last pass only, which keeps the run's length in bounds. Two passes,
+    /// minutes apart, because one pass saw one stretch of the run: its
+    /// samples agreed with each other, so its interval was narrow, while the
+    /// next run's first stretch could be a fifth faster.
     pub heavy: Sampling,
     /// Worker counts measured a second time with free placement (TCP sink,
     /// `FREE_DESIGNS`), after each pass's pinned sweep, to show what the
@@ -65,7 +67,7 @@ impl Plan {
 
     /// Whether pass `pass` (from 0) measures this point.
     pub fn measures_in(&self, pass: usize, design: Design, workers: usize) -> bool {
-        pass == 0 || !Plan::is_heavy(design, workers)
+        pass == 0 || pass + 1 == self.passes || !Plan::is_heavy(design, workers)
     }
 
     /// Timings in the whole run.
@@ -487,4 +489,52 @@ pub fn time_point(
         bytes_per_burst: bytes,
         writes_per_burst: writes as f64 / bursts as f64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heavy_points_are_measured_in_the_first_and_last_pass_and_light_ones_in_every_pass() {
+        for profile in Profile::ALL {
+            let plan = plan(profile);
+            let passes_of = |design, workers| {
+                (0..plan.passes)
+                    .filter(|&pass| plan.measures_in(pass, design, workers))
+                    .collect::<Vec<_>>()
+            };
+            let every: Vec<usize> = (0..plan.passes).collect();
+            for &w in &plan.workers {
+                for design in Design::ALL {
+                    let want = if Plan::is_heavy(design, w) {
+                        vec![0, plan.passes - 1]
+                    } else {
+                        every.clone()
+                    };
+                    assert_eq!(passes_of(design, w), want, "{profile} {design:?} {w}");
+                }
+            }
+            // The progress total counts exactly the timings the passes make.
+            let counted: usize = (0..plan.passes)
+                .map(|pass| {
+                    plan.workers
+                        .iter()
+                        .flat_map(|&w| Design::ALL.map(|d| (d, w)))
+                        .filter(|&(d, w)| plan.measures_in(pass, d, w))
+                        .count()
+                })
+                .sum();
+            assert_eq!(plan.timings(2), 2 * counted + plan.free_timings());
+        }
+        // Quick and full reach the heavy points; smoke does not.
+        assert!(plan(Profile::Quick)
+            .workers
+            .iter()
+            .any(|&w| w >= HEAVY_FROM));
+        assert!(!plan(Profile::Smoke)
+            .workers
+            .iter()
+            .any(|&w| w >= HEAVY_FROM));
+    }
 }

@@ -2,6 +2,7 @@
 //! provenance, freshness, markdown and SVG. Chapter crates implement
 //! [`Chapter`] and call [`chapter_main`]; the `harness` binary dispatches
 //! to them and checks the built book.
+pub mod agreement;
 pub mod chapter;
 pub mod check;
 pub mod claims;

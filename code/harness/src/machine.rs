@@ -1,5 +1,6 @@
 //! Where a run happened: the provenance every results file carries.
 use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -20,6 +21,13 @@ pub struct Machine {
     /// Files written before it was recorded have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp_congestion_control: Option<String>,
+    /// How the kernel hands memory the guest is not using back to its host
+    /// (`memory_return`): a first touch of such memory costs more than a
+    /// touch of memory the guest kept, so runs after an idle spell can copy
+    /// more slowly. `None` off Linux and in files written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_return: Option<String>,
 }
 
 impl Machine {
@@ -41,6 +49,7 @@ impl Machine {
             os: os_name().unwrap_or_else(|| std::env::consts::OS.to_string()),
             kernel: kernel().unwrap_or_else(|| "unknown".into()),
             tcp_congestion_control: tcp_congestion_control(),
+            memory_return: memory_return(Path::new("/sys")),
         }
     }
 }
@@ -150,6 +159,83 @@ fn tcp_congestion_control() -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// What under `sys` (Linux's `/sys`) returns the guest's unused memory to
+/// its host: free page reporting negotiated by a virtio balloon (feature
+/// bit 5), with the smallest block it reports, and the actions of running
+/// DAMON schemes (a `pageout` scheme pushes idle memory out). `"none found"`
+/// when `sys` has none of them; `None` without a `sys` to read.
+pub fn memory_return(sys: &Path) -> Option<String> {
+    if !sys.join("kernel").is_dir() {
+        return None;
+    }
+    let read = |p: PathBuf| fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let mut found = Vec::new();
+    let reporting = subdirs(&sys.join("bus/virtio/drivers/virtio_balloon"))
+        .into_iter()
+        .filter_map(|d| read(d.join("features")))
+        .any(|bits| bits.as_bytes().get(5) == Some(&b'1'));
+    if reporting {
+        let order = read(sys.join("module/page_reporting/parameters/page_reporting_order"))
+            .and_then(|o| o.parse::<u32>().ok())
+            .filter(|&o| o < 30);
+        found.push(match order {
+            Some(o) => format!(
+                "free page reporting to the host, in blocks of {} or more",
+                crate::fmt::bytes_h((4096u64 << o) as f64)
+            ),
+            None => "free page reporting to the host".into(),
+        });
+    }
+    let mut actions = Vec::new();
+    for kdamond in subdirs(&sys.join("kernel/mm/damon/admin/kdamonds")) {
+        if read(kdamond.join("state")).as_deref() != Some("on") {
+            continue;
+        }
+        for context in subdirs(&kdamond.join("contexts")) {
+            for scheme in subdirs(&context.join("schemes")) {
+                if let Some(action) = read(scheme.join("action")) {
+                    if !actions.contains(&action) {
+                        actions.push(action);
+                    }
+                }
+            }
+        }
+    }
+    found.extend(
+        actions
+            .into_iter()
+            .map(|a| format!("a DAMON scheme that does {a}")),
+    );
+    if read(sys.join("module/damon_reclaim/parameters/enabled")).as_deref() == Some("Y") {
+        found.push("DAMON_RECLAIM".into());
+    }
+    Some(if found.is_empty() {
+        "none found".into()
+    } else {
+        found.join("; ")
+    })
+}
+
+/// The numbered entries of a sysfs folder (`0`, `1`, `virtio0`), sorted;
+/// none when it cannot be listed.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_dir()
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.ends_with(|c: char| c.is_ascii_digit()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
 }
 
 /// One-minute load average when a run starts, so a reader can see a busy machine.
@@ -368,6 +454,55 @@ mod tests {
         if let Ok(cc) = fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control") {
             assert_eq!(m.tcp_congestion_control.as_deref(), Some(cc.trim()));
         }
+        // Where there is a sysfs, what returns memory to the host is recorded,
+        // if only as "none found".
+        assert_eq!(m.memory_return.is_some(), Path::new("/sys/kernel").is_dir());
+    }
+
+    #[test]
+    fn memory_returned_to_the_host_is_read_from_sysfs() {
+        let dir = tempfile::tempdir().unwrap();
+        let sys = dir.path();
+        assert_eq!(memory_return(&sys.join("absent")), None);
+        fs::create_dir_all(sys.join("kernel")).unwrap();
+        assert_eq!(memory_return(sys).as_deref(), Some("none found"));
+        let put = |rel: &str, text: &str| {
+            let p = sys.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        };
+        // A balloon without reporting (bit 5 clear) returns nothing by itself.
+        put(
+            "bus/virtio/drivers/virtio_balloon/virtio0/features",
+            "0110000000\n",
+        );
+        put("kernel/mm/damon/admin/kdamonds/0/state", "off\n");
+        put(
+            "kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/0/action",
+            "pageout\n",
+        );
+        assert_eq!(memory_return(sys).as_deref(), Some("none found"));
+        put(
+            "bus/virtio/drivers/virtio_balloon/virtio0/features",
+            "0110010100\n",
+        );
+        put(
+            "module/page_reporting/parameters/page_reporting_order",
+            "9\n",
+        );
+        put("kernel/mm/damon/admin/kdamonds/0/state", "on\n");
+        put(
+            "kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/1/action",
+            "pageout\n",
+        );
+        put("module/damon_reclaim/parameters/enabled", "Y\n");
+        assert_eq!(
+            memory_return(sys).as_deref(),
+            Some(
+                "free page reporting to the host, in blocks of 2.0 MiB or more; \
+                 a DAMON scheme that does pageout; DAMON_RECLAIM"
+            )
+        );
     }
 
     #[test]
@@ -381,5 +516,12 @@ mod tests {
         m.tcp_congestion_control = Some("cubic".into());
         let back: Machine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
         assert_eq!(back.tcp_congestion_control.as_deref(), Some("cubic"));
+        // So is what returns memory to the host.
+        m.memory_return = None;
+        let text = serde_json::to_string(&m).unwrap();
+        assert!(!text.contains("memory_return"), "{text}");
+        m.memory_return = Some("none found".into());
+        let back: Machine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back.memory_return.as_deref(), Some("none found"));
     }
 }

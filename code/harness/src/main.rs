@@ -64,7 +64,8 @@ enum Cmd {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
-    /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page).
+    /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page);
+    /// `method agreement` is the method page's.
     Render { chapter: String, exhibit: String },
     /// Validate results files from another machine and add them beside the others.
     Import { files: Vec<PathBuf> },
@@ -85,7 +86,7 @@ enum Cmd {
         #[arg(long = "chapter")]
         chapters: Vec<String>,
         /// Largest difference, in percent of the earlier value, that counts as agreeing.
-        #[arg(long, default_value_t = 10.0)]
+        #[arg(long, default_value_t = harness::agreement::WITHIN_PERCENT)]
         within: f64,
     },
     /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
@@ -185,21 +186,32 @@ fn list(store: &Store) -> Result<ExitCode> {
     for c in CHAPTERS {
         let state = if c.written { "" } else { " (not written yet)" };
         println!("{:<16} {}{state}", c.name, c.title);
-        for path in store.machine_files(c.name)? {
-            match read_results::<serde_json::Value>(&path, c.name) {
-                Ok(file) => {
-                    let p = &file.provenance;
-                    let fresh = if p.is_current(c.name)? {
-                        "current"
-                    } else {
-                        "STALE"
-                    };
-                    println!(
-                        "  {:<34} {:<6} {}  {fresh}",
-                        p.machine.id, p.profile, p.date
-                    );
+        // The published results, then the replicate pair (the method page's).
+        let replicates = harness::agreement::replicates_dir(&store.root);
+        let folders = [
+            ("", store.clone()),
+            ("replicate a: ", Store::new(replicates.join("a"))),
+            ("replicate b: ", Store::new(replicates.join("b"))),
+        ];
+        for (label, folder) in folders {
+            for path in folder.machine_files(c.name)? {
+                match read_results::<serde_json::Value>(&path, c.name) {
+                    Ok(file) => {
+                        let p = &file.provenance;
+                        let fresh = if p.is_current(c.name)? {
+                            "current"
+                        } else {
+                            "STALE"
+                        };
+                        println!(
+                            "  {:<34} {:<6} {}  {fresh}",
+                            format!("{label}{}", p.machine.id),
+                            p.profile,
+                            p.date
+                        );
+                    }
+                    Err(e) => println!("  {label}UNREADABLE {e:#}"),
                 }
-                Err(e) => println!("  UNREADABLE {e:#}"),
             }
         }
     }
@@ -372,6 +384,18 @@ fn measure(
 }
 
 fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<ExitCode> {
+    if chapter == "method" {
+        // The method page's exhibits belong to the book, not to one chapter.
+        if exhibit != "agreement" {
+            bail!("unknown exhibit {exhibit:?} for the method page: expected agreement");
+        }
+        let chapters: Vec<&'static ChapterInfo> = registry::written().collect();
+        print!(
+            "{}",
+            harness::agreement::exhibit(&store.root, &chapters, &headline)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let info = registry::find(chapter)?;
     let status = Command::new(binary(info)?)
         .args(["render", exhibit, "--results"])
@@ -576,14 +600,6 @@ fn survey_cores(watch: Duration) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A results file's provenance, if the file reads: where the machine-state
-/// lines of `compare` come from.
-fn provenance_of(file: &Path, chapter: &str) -> Option<harness::results::Provenance> {
-    read_results::<serde_json::Value>(file, chapter)
-        .ok()
-        .map(|f| f.provenance)
-}
-
 fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     let Some(c) = c else {
         return "not recorded".into();
@@ -614,160 +630,105 @@ fn describe_probe(p: Option<harness::cores::Spread>) -> String {
 }
 
 fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitCode> {
+    use harness::agreement::{pair_folders, Tally};
     if !(within.is_finite() && within >= 0.0) {
         bail!("--within must be a percentage of zero or more, not {within}");
     }
-    for dir in [a, b] {
-        if !dir.is_dir() {
-            bail!("{} is not a results folder", dir.display());
-        }
-    }
-    let infos: Vec<&ChapterInfo> = if chapters.is_empty() {
-        CHAPTERS.iter().filter(|c| c.written).collect()
+    let infos: Vec<&'static ChapterInfo> = if chapters.is_empty() {
+        registry::written().collect()
     } else {
         chapters
             .iter()
             .map(|c| registry::find(c))
             .collect::<Result<_>>()?
     };
-    let (sa, sb) = (Store::new(a.to_path_buf()), Store::new(b.to_path_buf()));
-    let (mut compared, mut apart, mut disjoint) = (0usize, 0usize, 0usize);
-    let (mut judged, mut changed) = (0usize, 0usize);
+    let pairs = pair_folders(a, b, &infos, &headline)?;
     println!(
         "{:<16} {:<64} {:>10} {:>10} {:>8}",
         "chapter", "estimate", "a", "b", "b vs a"
     );
-    for info in infos {
-        for file_a in sa.machine_files(info.name)? {
-            let Some(name) = file_a.file_name() else {
-                continue;
-            };
-            let file_b = sb.chapter_dir(info.name).join(name);
-            if !file_b.exists() {
-                continue;
-            }
-            let (ha, hb) = (headline(info, &file_a)?, headline(info, &file_b)?);
-            let (ea, eb) = (&ha.estimates, &hb.estimates);
-            for (only, these, others) in [("a", ea, eb), ("b", eb, ea)] {
-                for e in these
-                    .iter()
-                    .filter(|e| !others.iter().any(|o| o.name == e.name))
-                {
-                    println!(
-                        "{:<16} {:<64} only in {only} (the data chose a different point)",
-                        info.name, e.name
-                    );
+    for p in &pairs {
+        let chapter = p.chapter;
+        for (only, name) in &p.only {
+            println!("{chapter:<16} {name:<64} only in {only} (the data chose a different point)");
+        }
+        for e in &p.estimates {
+            println!(
+                "{chapter:<16} {:<64} {:>10} {:>10} {:>+7.1}%{}",
+                e.name,
+                harness::fmt::sig3(e.a.point_ns),
+                harness::fmt::sig3(e.b.point_ns),
+                e.change() * 100.0,
+                match (e.agrees(within), e.overlap()) {
+                    (true, true) => "",
+                    (true, false) => "  (intervals disjoint)",
+                    (false, true) => "  <- apart (intervals overlap)",
+                    (false, false) => "  <- apart (intervals disjoint)",
                 }
-            }
-            for x in ea {
-                let Some(y) = eb.iter().find(|e| e.name == x.name) else {
-                    continue;
-                };
-                let change = y.estimate.point_ns / x.estimate.point_ns - 1.0;
-                let agrees = change.abs() * 100.0 <= within;
-                // Two honest 95 % intervals of the same quantity should
-                // almost never miss each other: disjoint ones mean at least
-                // one run claimed more precision than the machine gave.
-                let overlap = x.estimate.compare(&y.estimate).is_none();
-                compared += 1;
-                apart += usize::from(!agrees);
-                disjoint += usize::from(!overlap);
-                println!(
-                    "{:<16} {:<64} {:>10} {:>10} {:>+7.1}%{}",
-                    info.name,
-                    x.name,
-                    harness::fmt::sig3(x.estimate.point_ns),
-                    harness::fmt::sig3(y.estimate.point_ns),
-                    change * 100.0,
-                    match (agrees, overlap) {
-                        (true, true) => "",
-                        (true, false) => "  (intervals disjoint)",
-                        (false, true) => "  <- apart (intervals overlap)",
-                        (false, false) => "  <- apart (intervals disjoint)",
-                    }
-                );
-            }
-            let (pa, pb) = (
-                provenance_of(&file_a, info.name),
-                provenance_of(&file_b, info.name),
             );
-            let (ca, cb) = (
-                pa.as_ref().and_then(|p| p.cores_apart.clone()),
-                pb.as_ref().and_then(|p| p.cores_apart.clone()),
+        }
+        let (ca, cb) = (
+            p.a.as_ref().and_then(|p| p.cores_apart.clone()),
+            p.b.as_ref().and_then(|p| p.cores_apart.clone()),
+        );
+        if ca.is_some() || cb.is_some() {
+            println!(
+                "{chapter:<16} round trip between two cores: a {}, b {}",
+                describe_apart(ca.as_ref()),
+                describe_apart(cb.as_ref())
             );
-            if ca.is_some() || cb.is_some() {
-                println!(
-                    "{:<16} round trip between two cores: a {}, b {}",
-                    info.name,
-                    describe_apart(ca.as_ref()),
-                    describe_apart(cb.as_ref())
-                );
-            }
-            let (qa, qb) = (
-                ca.as_ref().and_then(|c| c.probe),
-                cb.as_ref().and_then(|c| c.probe),
+        }
+        let (qa, qb) = (
+            ca.as_ref().and_then(|c| c.probe),
+            cb.as_ref().and_then(|c| c.probe),
+        );
+        if qa.is_some() || qb.is_some() {
+            println!(
+                "{chapter:<16} speed probe while measuring: a {}, b {}{}",
+                describe_probe(qa),
+                describe_probe(qb),
+                match (qa, qb) {
+                    (Some(a), Some(b)) => format!(
+                        "; b's median {}",
+                        harness::fmt::percent_delta(b.median_ns / a.median_ns - 1.0)
+                    ),
+                    _ => String::new(),
+                }
             );
-            if qa.is_some() || qb.is_some() {
-                println!(
-                    "{:<16} speed probe while measuring: a {}, b {}{}",
-                    info.name,
-                    describe_probe(qa),
-                    describe_probe(qb),
-                    match (qa, qb) {
-                        (Some(a), Some(b)) => format!(
-                            "; b's median {}",
-                            harness::fmt::percent_delta(b.median_ns / a.median_ns - 1.0)
-                        ),
-                        _ => String::new(),
-                    }
-                );
-            }
-            let (sa, sb) = (
-                pa.as_ref().and_then(|p| p.steal_share),
-                pb.as_ref().and_then(|p| p.steal_share),
+        }
+        let (sa, sb) = (
+            p.a.as_ref().and_then(|p| p.steal_share),
+            p.b.as_ref().and_then(|p| p.steal_share),
+        );
+        if sa.is_some() || sb.is_some() {
+            let show =
+                |s: Option<f64>| s.map_or("not recorded".into(), |s| format!("{:.1} %", s * 100.0));
+            println!(
+                "{chapter:<16} hypervisor steal while measuring: a {}, b {}",
+                show(sa),
+                show(sb)
             );
-            if sa.is_some() || sb.is_some() {
-                let show = |s: Option<f64>| {
-                    s.map_or("not recorded".into(), |s| format!("{:.1} %", s * 100.0))
-                };
-                println!(
-                    "{:<16} hypervisor steal while measuring: a {}, b {}",
-                    info.name,
-                    show(sa),
-                    show(sb)
-                );
-            }
-            for x in &ha.verdicts {
-                let Some(y) = hb
-                    .verdicts
-                    .iter()
-                    .find(|v| v.claim == x.claim && v.machine == x.machine)
-                else {
-                    continue;
-                };
-                judged += 1;
-                let same = x.outcome == y.outcome;
-                changed += usize::from(!same);
-                let on = if x.machine.is_empty() {
-                    String::new()
+        }
+        for v in &p.verdicts {
+            let on = if v.machine.is_empty() {
+                String::new()
+            } else {
+                format!(" on {}", v.machine)
+            };
+            println!(
+                "{chapter:<16} verdict {}{on}: {}{}",
+                v.claim,
+                if v.same() {
+                    v.a.clone()
                 } else {
-                    format!(" on {}", x.machine)
-                };
-                println!(
-                    "{:<16} verdict {}{on}: {}{}",
-                    info.name,
-                    x.claim,
-                    if same {
-                        x.outcome.clone()
-                    } else {
-                        format!("{} -> {}", x.outcome, y.outcome)
-                    },
-                    if same { "" } else { "  <- changed" }
-                );
-            }
+                    format!("{} -> {}", v.a, v.b)
+                },
+                if v.same() { "" } else { "  <- changed" }
+            );
         }
     }
-    if compared == 0 && judged == 0 {
+    let t = Tally::of(&pairs, within);
+    if t.compared == 0 && t.judged == 0 {
         bail!(
             "{} and {} share no headline estimates (same chapters, same machine files?)",
             a.display(),
@@ -775,15 +736,21 @@ fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitC
         );
     }
     println!(
-        "{} of {compared} headline estimates agree within {within} %",
-        compared - apart
+        "{} of {} headline estimates agree within {within} %",
+        t.compared - t.apart,
+        t.compared
     );
     println!(
-        "{} of {compared} pairs of 95 % intervals overlap",
-        compared - disjoint
+        "{} of {} pairs of 95 % intervals overlap",
+        t.compared - t.disjoint,
+        t.compared
     );
-    println!("{} of {judged} verdicts are the same", judged - changed);
-    Ok(if apart == 0 && changed == 0 {
+    println!(
+        "{} of {} verdicts are the same",
+        t.judged - t.changed,
+        t.judged
+    );
+    Ok(if t.apart == 0 && t.changed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -297,6 +297,12 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
                 .clone()
                 .unwrap_or_else(|| "not recorded".into()),
         ),
+        (
+            "Memory returned to the host",
+            m.memory_return
+                .clone()
+                .unwrap_or_else(|| "not recorded".into()),
+        ),
         ("Compiler", p.rustc.clone()),
         ("Measured crates", crates),
         ("Profile", p.profile.to_string()),
@@ -407,6 +413,7 @@ mod tests {
             provenance: crate::results::Provenance {
                 machine: crate::machine::Machine {
                     tcp_congestion_control: remeasured_s.map(|_| "bbr".into()),
+                    memory_return: remeasured_s.map(|_| "a DAMON scheme that does pageout".into()),
                     ..crate::machine::Machine::detect()
                 },
                 rustc: "test".into(),
@@ -463,6 +470,12 @@ mod tests {
         );
         assert!(
             card.contains(
+                "<dt>Memory returned to the host</dt><dd>a DAMON scheme that does pageout</dd>"
+            ),
+            "{card}"
+        );
+        assert!(
+            card.contains(
                 "<dt>Machine speed</dt><dd>a fixed probe of copying and arithmetic took \
                  35.0 µs (median; 32.4 µs–45.8 µs), timed before and after each of 40 \
                  timings</dd>"
@@ -481,6 +494,10 @@ mod tests {
         );
         assert!(
             card.contains("<dt>TCP congestion control</dt><dd>not recorded</dd>"),
+            "{card}"
+        );
+        assert!(
+            card.contains("<dt>Memory returned to the host</dt><dd>not recorded</dd>"),
             "{card}"
         );
         assert!(

@@ -137,6 +137,53 @@ fn compare_names_bad_folders_chapters_and_tolerances() {
     assert_eq!(fs::read_to_string(file).unwrap(), "precious");
 }
 
+#[test]
+fn the_method_page_exhibit_says_when_no_pair_is_committed() {
+    let (dir, file) = results_with_a_file();
+    refused(
+        &harness(&["render", "method", "nonsense"], dir.path()),
+        "unknown exhibit \"nonsense\" for the method page: expected agreement",
+    );
+    let out = harness(&["render", "method", "agreement"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("data-exhibit=\"method/agreement\" data-blocks=\"text\"")
+            && text.contains("No pair of replicate runs is committed"),
+        "{text}"
+    );
+    assert_eq!(fs::read_to_string(file).unwrap(), "precious");
+}
+
+#[test]
+fn list_shows_the_replicate_runs_beside_the_published_ones() {
+    let (dir, _) = results_with_a_file();
+    let replicate = dir
+        .path()
+        .join("replicates/b/alloc-probe/other-machine.json");
+    fs::create_dir_all(replicate.parent().unwrap()).unwrap();
+    fs::write(&replicate, "{").unwrap();
+    let out = harness(&["list"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let unreadable: Vec<&str> = text.lines().filter(|l| l.contains("UNREADABLE")).collect();
+    assert_eq!(unreadable.len(), 2, "{text}");
+    assert!(unreadable[0].contains("some-machine.json"), "{text}");
+    assert!(
+        unreadable[1].contains("replicate b: UNREADABLE")
+            && unreadable[1].contains("replicates/b/alloc-probe/other-machine.json"),
+        "{text}"
+    );
+}
+
 /// `harness list | head -1`: a reader that leaves early ends the listing
 /// quietly (by SIGPIPE, as other tools end), not with a panic.
 #[cfg(unix)]
