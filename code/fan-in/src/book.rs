@@ -32,6 +32,10 @@ pub struct FanInData {
     /// files from before passes hold one.
     #[serde(default = "one_pass")]
     pub passes: usize,
+    /// Short passes after each pass over the points FAN-1 and FAN-2 are
+    /// decided on (`Plan::decisive_extra`); 0 in files from before them.
+    #[serde(default)]
+    pub decisive_extra: usize,
     /// Criterion samples per point and pass (heavy points excepted).
     pub samples_per_point: usize,
     pub points: Vec<Measured>,
@@ -225,25 +229,36 @@ impl Chapter for FanIn {
         let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
         // One timing of one point in one pass, announced as a step; `None`
         // for the heavy points a later pass skips.
-        let time =
-            |rig: &mut Rig, pass: usize, (design, kind, workers): (Design, SinkKind, usize)| {
-                if !plan.measures_in(pass, design, workers) {
-                    return Ok(None);
-                }
-                progress.step(format!(
-                    "pass {}/{}, {}{}, {workers} workers, {}",
-                    pass + 1,
-                    plan.passes,
-                    match rig.placement() {
-                        Placement::Free if placement == Placement::Pinned => "free placement, ",
-                        _ => "",
-                    },
-                    kind.label(),
-                    design.label()
-                ));
-                let sampling = plan.sampling_for(design, workers);
-                time_point(rig, scratch.path(), sampling, (design, kind, workers), pass).map(Some)
-            };
+        // `short` numbers a short pass after pass `pass` (from 1), 0 for the
+        // full pass itself.
+        let time = |rig: &mut Rig,
+                    pass: usize,
+                    short: usize,
+                    (design, kind, workers): (Design, SinkKind, usize)| {
+            if !plan.measures_in(pass, design, workers) {
+                return Ok(None);
+            }
+            progress.step(format!(
+                "pass {}/{}{}, {}{}, {workers} workers, {}",
+                pass + 1,
+                plan.passes,
+                if short == 0 {
+                    String::new()
+                } else {
+                    format!(", short pass {short}/{}", plan.decisive_extra)
+                },
+                match rig.placement() {
+                    Placement::Free if placement == Placement::Pinned => "free placement, ",
+                    _ => "",
+                },
+                kind.label(),
+                design.label()
+            ));
+            let sampling = plan.sampling_for(design, workers);
+            // A criterion id of its own for every timing of the run.
+            let id = pass * (plan.decisive_extra + 1) + short;
+            time_point(rig, scratch.path(), sampling, (design, kind, workers), id).map(Some)
+        };
         for pass in 0..plan.passes {
             // A fresh runtime, socket and sink thread each pass.
             let mut rig = Rig::new(placement)?;
@@ -257,20 +272,34 @@ impl Chapter for FanIn {
                     // Designs alternate at each worker count, so a burst of
                     // background load smears over all of them rather than one.
                     for design in Design::ALL {
-                        if let Some(m) = time(&mut rig, pass, (design, kind, workers))? {
+                        if let Some(m) = time(&mut rig, pass, 0, (design, kind, workers))? {
                             passes.entry((kind, design, workers)).or_default().push(m);
                         }
                     }
                 }
             }
             rig.finish()?;
+            for short in 1..=plan.decisive_extra {
+                let mut rig = Rig::new(placement)?;
+                ensure!(
+                    rig.placement() == placement,
+                    "pass {}, short pass {short}: the rig's threads could not be pinned",
+                    pass + 1
+                );
+                for (design, kind, workers) in plan.decisive_points() {
+                    if let Some(m) = time(&mut rig, pass, short, (design, kind, workers))? {
+                        passes.entry((kind, design, workers)).or_default().push(m);
+                    }
+                }
+                rig.finish()?;
+            }
             if plan.free_workers.is_empty() {
                 continue;
             }
             let mut rig = Rig::new(Placement::Free)?;
             for &workers in &plan.free_workers {
                 for design in FREE_DESIGNS {
-                    if let Some(m) = time(&mut rig, pass, (design, SinkKind::Tcp, workers))? {
+                    if let Some(m) = time(&mut rig, pass, 0, (design, SinkKind::Tcp, workers))? {
                         free_passes.entry((design, workers)).or_default().push(m);
                     }
                 }
@@ -305,6 +334,7 @@ impl Chapter for FanIn {
             chunk_bytes: CHUNK_BYTES,
             workers: plan.workers,
             passes: plan.passes,
+            decisive_extra: plan.decisive_extra,
             samples_per_point: plan.sampling.samples,
             points,
             placement,
@@ -523,7 +553,17 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
         ("Worker counts in this run".to_string(), list(&d.workers)),
         (
             "Passes over the sweep in this run (pooled per point)".to_string(),
-            d.passes.to_string(),
+            if d.decisive_extra == 0 {
+                d.passes.to_string()
+            } else {
+                format!(
+                    "{}, each followed by {} short passes over std swap and mpsc unbounded \
+                     (TCP sink, below {} workers)",
+                    d.passes,
+                    d.decisive_extra,
+                    crate::experiment::HEAVY_FROM
+                )
+            },
         ),
         (
             "Criterion samples per point in this run, all passes".to_string(),
@@ -550,14 +590,17 @@ fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
             format!("Worker counts, {p} profile"),
             format!(
                 "{} ({} passes of {} samples, {} ms measuring per point; {} samples, {} ms in \
-                 the first and last passes only for mpsc unbounded and bounded from {} workers)",
+                 the first and last passes only for mpsc unbounded and bounded from {} workers; \
+                 std swap and mpsc unbounded over TCP below that, {} short passes more after \
+                 each pass)",
                 list(&plan.workers),
                 plan.passes,
                 plan.sampling.samples,
                 plan.sampling.measurement.as_millis(),
                 plan.heavy.samples,
                 plan.heavy.measurement.as_millis(),
-                crate::experiment::HEAVY_FROM
+                crate::experiment::HEAVY_FROM,
+                plan.decisive_extra
             ),
         ]);
     }
@@ -794,9 +837,16 @@ fn pass_medians(t: &Timing) -> Vec<f64> {
         .collect()
 }
 
-/// "12.3 µs – 45.6 µs" (the lowest and highest pass median).
-fn pass_range(t: &Timing) -> String {
-    let medians = pass_medians(t);
+/// "12.3 µs – 45.6 µs": the lowest and highest median of the `passes` full
+/// passes. A point the short passes also measured holds the same number of
+/// repeats after each full pass; only each pass's first repeat counts, so a
+/// point with more repeats does not look more spread for having them.
+fn pass_range(t: &Timing, passes: usize) -> String {
+    let mut medians = pass_medians(t);
+    if passes > 0 && medians.len() > passes && medians.len() % passes == 0 {
+        let step = medians.len() / passes;
+        medians = medians.into_iter().step_by(step).collect();
+    }
     let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = medians.iter().copied().fold(0.0, f64::max);
     if medians.is_empty() {
@@ -850,9 +900,9 @@ fn placement_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 free.workers.to_string(),
                 free.design.label().to_string(),
                 with_spread(est(pinned)),
-                pass_range(&pinned.timing),
+                pass_range(&pinned.timing, d.passes),
                 with_spread(est(free)),
-                pass_range(&free.timing),
+                pass_range(&free.timing, d.passes),
                 ratio_ci(&timing::ratio(&free.timing, &pinned.timing, STAT)),
             ]);
         }

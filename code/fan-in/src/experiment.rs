@@ -43,6 +43,13 @@ pub struct Plan {
     /// `FREE_DESIGNS`), after each pass's pinned sweep, to show what the
     /// scheduler's choices cost.
     pub free_workers: Vec<usize>,
+    /// Short passes after each full pass, each on a fresh `Rig`, over only
+    /// the points FAN-1 and FAN-2 are decided on (`Plan::is_decisive`). At
+    /// one worker the swap's burst takes microseconds and lands in one of
+    /// several speeds per pass, so four passes left its ratio to mpsc
+    /// moving by a tenth between runs; these points cost a fraction of a
+    /// second each, so they get several times the passes for seconds.
+    pub decisive_extra: usize,
 }
 
 /// The designs the free-placement control measures: the floor, the
@@ -52,9 +59,27 @@ pub const FREE_DESIGNS: [Design; 3] = [Design::Floor, Design::StdMutexSwap, Desi
 /// Worker count from which write-per-message designs use `Plan::heavy`.
 pub const HEAVY_FROM: usize = 2048;
 
+/// The designs FAN-1 and FAN-2 compare.
+pub const DECISIVE_DESIGNS: [Design; 2] = [Design::StdMutexSwap, Design::MpscUnbounded];
+
 impl Plan {
     fn is_heavy(design: Design, workers: usize) -> bool {
         matches!(design, Design::MpscUnbounded | Design::MpscBounded) && workers >= HEAVY_FROM
+    }
+
+    /// Whether the short passes measure this point: the TCP sink, the
+    /// designs FAN-1 and FAN-2 compare, below `HEAVY_FROM` workers.
+    pub fn is_decisive(design: Design, kind: SinkKind, workers: usize) -> bool {
+        kind == SinkKind::Tcp && DECISIVE_DESIGNS.contains(&design) && workers < HEAVY_FROM
+    }
+
+    /// The points one short pass measures, in order.
+    pub fn decisive_points(&self) -> Vec<(Design, SinkKind, usize)> {
+        self.workers
+            .iter()
+            .flat_map(|&w| DECISIVE_DESIGNS.map(|d| (d, SinkKind::Tcp, w)))
+            .filter(|&(d, k, w)| Plan::is_decisive(d, k, w))
+            .collect()
     }
 
     pub fn sampling_for(&self, design: Design, workers: usize) -> Sampling {
@@ -79,7 +104,9 @@ impl Plan {
                 .filter(|&(d, w)| self.measures_in(pass, d, w))
                 .count()
         };
-        kinds * (0..self.passes).map(per_pass).sum::<usize>() + self.free_timings()
+        kinds * (0..self.passes).map(per_pass).sum::<usize>()
+            + self.passes * self.decisive_extra * self.decisive_points().len()
+            + self.free_timings()
     }
 
     /// Timings of the free-placement control in the whole run.
@@ -118,6 +145,7 @@ pub fn plan(profile: Profile) -> Plan {
             Sampling::new(20, 200, 1000).flat(),
         ),
         free_workers: profile.pick(vec![1, 8], vec![1, 16, 512], vec![1, 16, 512]),
+        decisive_extra: profile.pick(1, 3, 3),
     }
 }
 // ANCHOR_END: plan
@@ -525,7 +553,19 @@ mod tests {
                         .count()
                 })
                 .sum();
-            assert_eq!(plan.timings(2), 2 * counted + plan.free_timings());
+            let extra = plan.passes * plan.decisive_extra * plan.decisive_points().len();
+            assert_eq!(plan.timings(2), 2 * counted + extra + plan.free_timings());
+            // The short passes measure FAN-1's and FAN-2's designs over TCP
+            // at every count below the heavy ones, and nothing else.
+            assert!(plan.decisive_extra >= 1);
+            let light = plan.workers.iter().filter(|&&w| w < HEAVY_FROM).count();
+            assert_eq!(plan.decisive_points().len(), 2 * light);
+            assert!(plan
+                .decisive_points()
+                .iter()
+                .all(|&(d, k, w)| k == SinkKind::Tcp
+                    && DECISIVE_DESIGNS.contains(&d)
+                    && w < HEAVY_FROM));
         }
         // Quick and full reach the heavy points; smoke does not.
         assert!(plan(Profile::Quick)

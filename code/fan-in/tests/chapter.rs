@@ -8,7 +8,7 @@ use harness::timing::{Estimate, Timing};
 use harness::{Block, Book, Chapter, Outcome, Profile, Progress, Run};
 
 use fan_in::book::{FanIn, FanInData};
-use fan_in::experiment::{Measured, FREE_DESIGNS};
+use fan_in::experiment::{Measured, Plan, FREE_DESIGNS};
 use fan_in::placement::Placement;
 use fan_in::sink::SinkKind;
 use fan_in::Design;
@@ -32,17 +32,31 @@ fn smoke_run_checks_and_renders_every_exhibit() {
         file.data.points.len(),
         SinkKind::ALL.len() * Design::ALL.len() * file.data.workers.len()
     );
-    // Every point pools one timing per pass (smoke has no heavy point), in
-    // equal parts, and counts the bursts of all of them.
+    // Every point pools one timing per pass (smoke has no heavy point), and
+    // the points FAN-1 and FAN-2 rest on one more per short pass, in equal
+    // parts; each counts the bursts of all of them.
     let plan = fan_in::experiment::plan(Profile::Smoke);
     assert!(plan.passes >= 2, "smoke should exercise pooling");
+    assert!(
+        plan.decisive_extra >= 1,
+        "smoke should exercise the short passes"
+    );
     assert_eq!(file.data.passes, plan.passes);
+    assert_eq!(file.data.decisive_extra, plan.decisive_extra);
+    let mut decisive = 0;
     for m in &file.data.points {
-        assert_eq!(m.timing.repeats.len(), plan.passes, "{m:?}");
+        let repeats = if Plan::is_decisive(m.design, m.sink, m.workers) {
+            decisive += 1;
+            plan.passes * (1 + plan.decisive_extra)
+        } else {
+            plan.passes
+        };
+        assert_eq!(m.timing.repeats.len(), repeats, "{m:?}");
         assert!(m.timing.repeats.iter().all(|&n| n == plan.sampling.samples));
         assert_eq!(m.timing.per_sample_ns.len(), m.timing.samples);
-        assert!(m.bursts >= (plan.passes * plan.sampling.samples) as u64);
+        assert!(m.bursts >= (repeats * plan.sampling.samples) as u64);
     }
+    assert_eq!(decisive, 2 * file.data.workers.len());
 
     // The free-placement control: every control design at every control
     // count, over TCP, pooled over the same passes, validated like the rest.
@@ -274,6 +288,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         chunk_bytes: 64,
         workers,
         passes: 1,
+        decisive_extra: 0,
         samples_per_point: 10,
         points,
         placement: Placement::Pinned,

@@ -778,7 +778,8 @@ fn precision<C: Chapter>(book: &Book<C::Data>) -> Vec<Block> {
         text.push_str(
             " These intervals describe this run alone: a run repeated later on the same \
              machine can land further away than they suggest (see \
-             [how to compare two runs](method.md#noise-and-precision)).",
+             [how to compare two runs](method.md#noise-and-precision), and \
+             [two runs of every chapter, lined up](method.md#two-runs-one-after-the-other)).",
         );
         blocks.push(Block::Text(text));
         let mut t = crate::exhibit::Table::new(
