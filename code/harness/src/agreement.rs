@@ -609,24 +609,12 @@ mod tests {
             load_average_at_start: None,
             busy_cores_at_start: None,
             cores_apart: Some(crate::cores::CoresApart {
-                gate_ns: None,
-                timings: 1,
-                checks: 2,
-                min_ns: 50.0,
-                median_ns: 50.0,
-                max_ns: 50.0,
-                beyond_gate: 0,
-                remeasured: 0,
-                waited_s: 0.0,
-                remeasured_s: None,
-                steal_max: None,
-                stolen_timings: None,
-                steal_remeasured: None,
                 probe: Some(crate::cores::Spread {
                     min_ns: probe_ns,
                     median_ns: probe_ns,
                     max_ns: probe_ns,
                 }),
+                ..Default::default()
             }),
             steal_share: Some(steal),
         }

@@ -913,13 +913,7 @@ mod tests {
             median_ns: min_ns,
             max_ns,
             beyond_gate: beyond,
-            remeasured: 0,
-            waited_s: 0.0,
-            remeasured_s: None,
-            steal_max: None,
-            stolen_timings: None,
-            steal_remeasured: None,
-            probe: None,
+            ..Default::default()
         });
         p
     }

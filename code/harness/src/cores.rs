@@ -253,7 +253,7 @@ pub fn gate_for(machine_id: &str) -> Result<Option<Gate>> {
 }
 
 /// What a run's checks found, kept in its provenance.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CoresApart {
     /// The gate the timings waited for, in nanoseconds; `None` without one.
     pub gate_ns: Option<f64>,
