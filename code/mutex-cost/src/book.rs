@@ -26,6 +26,10 @@ pub struct MutexCost;
 pub struct Data {
     /// Cores available to the run (the "all cores" worker count).
     pub cores: usize,
+    /// Late repeats of MUT-2's points (`Plan::decisive_extra`), made at the
+    /// end of the run and pooled with the others; 0 in files from before.
+    #[serde(default)]
+    pub decisive_extra: usize,
     /// Published shape and scale sweep.
     pub join_all: Vec<RoundTiming>,
     /// Same work over spawned tasks, per worker count.
@@ -158,10 +162,17 @@ impl Chapter for MutexCost {
         let scratch = tempfile::tempdir().context("no scratch folder for criterion")?;
         let scratch = scratch.path();
         let variants = Variant::ALL.len();
+        let decisive = plan
+            .worker_counts
+            .iter()
+            .flat_map(|&w| plan.contended_sizes.iter().map(move |&f| (f, w)))
+            .filter(|&(f, w)| plan.is_decisive(f, w))
+            .count();
         progress.set_total(
             ((plan.join_all_sizes.len() + plan.contended_sizes.len() * plan.worker_counts.len())
                 * variants
                 * plan.repeats
+                + decisive * variants * plan.decisive_extra
                 + PER_OP_LOCKS.len()
                 + 1
                 + Load::ALL.len()) as u64,
@@ -179,18 +190,23 @@ impl Chapter for MutexCost {
                 experiments::join_all_timing(scratch, plan.sampling, variant, futures)
             })?);
         }
-        let mut contended = Vec::new();
+        let spawned = |futures: usize, workers: usize, repeat: String, variant: Variant| {
+            progress.step(format!(
+                "spawned, {}, {} futures, {workers} workers, {repeat}",
+                variant.label(),
+                fmt::thousands(futures as u64),
+            ));
+            experiments::spawned_timing(scratch, plan.sampling, variant, futures, workers)
+        };
+        // Each contended point's repeats, per variant, pooled once MUT-2's
+        // points have had their late repeats too.
+        let mut contended_parts = Vec::new();
         for &workers in &plan.worker_counts {
             for &futures in &plan.contended_sizes {
-                contended.extend(experiments::interleaved(plan.repeats, |r, variant| {
-                    progress.step(format!(
-                        "spawned, {}, {} futures, {workers} workers, {}",
-                        variant.label(),
-                        fmt::thousands(futures as u64),
-                        repeat_of(r)
-                    ));
-                    experiments::spawned_timing(scratch, plan.sampling, variant, futures, workers)
-                })?);
+                let parts = experiments::interleaved_parts(plan.repeats, |r, variant| {
+                    spawned(futures, workers, repeat_of(r), variant)
+                })?;
+                contended_parts.push((futures, workers, parts));
             }
         }
         let mut per_op = Vec::new();
@@ -210,8 +226,28 @@ impl Chapter for MutexCost {
             progress.step(format!("heartbeat, {}", load.label()));
             heartbeat.push(experiments::heartbeat_result(load, plan.heartbeat_run)?);
         }
+        // MUT-2's points once more, at the end of the run: their repeats then
+        // come from two stretches of it, minutes apart.
+        for (futures, workers, parts) in &mut contended_parts {
+            let (futures, workers) = (*futures, *workers);
+            if !plan.is_decisive(futures, workers) {
+                continue;
+            }
+            let late = experiments::interleaved_parts(plan.decisive_extra, |r, variant| {
+                let repeat = format!("late repeat {} of {}", r + 1, plan.decisive_extra);
+                spawned(futures, workers, repeat, variant)
+            })?;
+            for (all, more) in parts.iter_mut().zip(late) {
+                all.extend(more);
+            }
+        }
+        let mut contended = Vec::new();
+        for (_, _, parts) in contended_parts {
+            contended.extend(experiments::pool_each(parts)?);
+        }
         Ok(Data {
             cores: crate::cores(),
+            decisive_extra: plan.decisive_extra,
             join_all,
             contended,
             per_op,
@@ -1144,9 +1180,10 @@ fn parameters() -> Result<Vec<Block>> {
     }));
     t.push(row("Criterion, per round timing", &|p| {
         format!(
-            "{} interleaved runs of {}",
+            "{} interleaved runs of {}; MUT-2's points {} more at the end of the run",
             p.repeats,
-            sampling(&p.sampling)
+            sampling(&p.sampling),
+            p.decisive_extra
         )
     }));
     t.push(row("Criterion, per lock + unlock", &|p| {

@@ -104,14 +104,28 @@ impl RoundTiming {
 /// interval instead of moving the figure unseen.
 pub fn interleaved(
     repeats: usize,
-    mut one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
+    one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
 ) -> Result<Vec<RoundTiming>> {
+    pool_each(interleaved_parts(repeats, one)?)
+}
+
+/// `interleaved` without the pooling: each variant's repeats, in the order
+/// of `Variant::ALL`, for a caller that adds more repeats later.
+pub fn interleaved_parts(
+    repeats: usize,
+    mut one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
+) -> Result<Vec<Vec<RoundTiming>>> {
     let mut by_variant: Vec<Vec<RoundTiming>> = Variant::ALL.iter().map(|_| Vec::new()).collect();
     for repeat in 0..repeats {
         for (parts, variant) in by_variant.iter_mut().zip(Variant::ALL) {
             parts.push(one(repeat, variant)?);
         }
     }
+    Ok(by_variant)
+}
+
+/// One pooled timing per variant from `interleaved_parts`.
+pub fn pool_each(by_variant: Vec<Vec<RoundTiming>>) -> Result<Vec<RoundTiming>> {
     by_variant.into_iter().map(RoundTiming::pooled).collect()
 }
 

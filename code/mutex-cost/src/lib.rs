@@ -110,6 +110,14 @@ pub struct Plan {
     /// the three variants and each on a freshly built runtime, then pooled
     /// (see `experiments::interleaved`).
     pub repeats: usize,
+    /// More interleaved runs of MUT-2's points (`Plan::is_decisive`), made
+    /// at the end of the measurement and pooled with the first `repeats`.
+    /// The actor's slow mode there catches a whole run now and then (one
+    /// of four at 8 ms against 5 ms for the rest), and a mean over four
+    /// runs moves by a fifth when it does; these points cost about half a
+    /// second a run, so a dozen runs, two stretches of the measurement
+    /// apart, are cheap.
+    pub decisive_extra: usize,
     /// Criterion settings for one of those runs.
     pub sampling: Sampling,
     /// Criterion settings for the nanosecond-scale uncontended timings.
@@ -136,6 +144,7 @@ impl Plan {
             // its interval; a mode that outlasts all of them is caught only
             // by measuring again later (`harness compare`).
             repeats: profile.pick(2, 4, 5),
+            decisive_extra: profile.pick(1, 8, 10),
             sampling: profile.pick(
                 Sampling::new(10, 10, 50),
                 // Each repeat starts a cold runtime: a warm-up of a few
@@ -156,6 +165,24 @@ impl Plan {
                 Duration::from_secs(15),
             ),
         }
+    }
+
+    /// The worker count MUT-2 is judged on: the most worker threads up to
+    /// the core count (what `book`'s verdict picks from a run's data).
+    pub fn decisive_workers(&self) -> Option<usize> {
+        self.worker_counts
+            .iter()
+            .copied()
+            .filter(|&w| w <= cores())
+            .max()
+    }
+
+    /// Whether a contended point is one MUT-2 is decided on, so that it gets
+    /// `decisive_extra` more runs.
+    pub fn is_decisive(&self, futures: usize, workers: usize) -> bool {
+        futures == ACTOR_CLAIM_FUTURES
+            && self.contended_sizes.contains(&futures)
+            && self.decisive_workers() == Some(workers)
     }
 }
 

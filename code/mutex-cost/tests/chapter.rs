@@ -299,19 +299,25 @@ fn set_mean(t: &mut Timing, mean: Estimate) {
 fn round_timings_pool_interleaved_repeats_each_on_its_own_runtime() {
     let plan = mutex_cost::Plan::for_profile(Profile::Smoke);
     assert!(plan.repeats >= 2, "smoke must exercise pooling");
+    assert!(
+        plan.decisive_extra >= 1,
+        "smoke must exercise the late repeats"
+    );
     let data = &smoke_file().data;
+    assert_eq!(data.decisive_extra, plan.decisive_extra);
+    let mut late = 0;
     for t in data.join_all.iter().chain(&data.contended) {
         let what = format!("{:?} {} futures {:?}", t.variant, t.futures, t.runtime);
+        // MUT-2's points, and only those, have their late repeats pooled in.
+        let decisive = t.tasks > 1 && plan.is_decisive(t.futures, t.runtime.workers);
+        let repeats = plan.repeats + if decisive { plan.decisive_extra } else { 0 };
+        late += usize::from(decisive);
         assert_eq!(
             t.timing.repeats,
-            vec![plan.sampling.samples; plan.repeats],
+            vec![plan.sampling.samples; repeats],
             "{what}"
         );
-        assert_eq!(
-            t.timing.samples,
-            plan.sampling.samples * plan.repeats,
-            "{what}"
-        );
+        assert_eq!(t.timing.samples, plan.sampling.samples * repeats, "{what}");
         assert_eq!(t.timing.per_sample_ns.len(), t.timing.samples, "{what}");
         let e = t.timing.mean;
         assert!(
@@ -319,6 +325,55 @@ fn round_timings_pool_interleaved_repeats_each_on_its_own_runtime() {
             "{what}: {e:?}"
         );
     }
+    assert_eq!(
+        late,
+        Variant::ALL.len(),
+        "one late-repeated point per variant"
+    );
+}
+
+#[test]
+fn the_late_repeats_go_to_the_point_mut_2_is_judged_on() {
+    for profile in Profile::ALL {
+        let plan = mutex_cost::Plan::for_profile(profile);
+        let cores = mutex_cost::cores();
+        let decisive: Vec<_> = plan
+            .worker_counts
+            .iter()
+            .flat_map(|&w| plan.contended_sizes.iter().map(move |&f| (f, w)))
+            .filter(|&(f, w)| plan.is_decisive(f, w))
+            .collect();
+        // The verdict takes the most workers up to the core count, at the
+        // earlier post's size.
+        let most = plan
+            .worker_counts
+            .iter()
+            .copied()
+            .filter(|&w| w <= cores)
+            .max();
+        assert_eq!(
+            decisive,
+            vec![(ACTOR_CLAIM_FUTURES, most.unwrap())],
+            "{profile}"
+        );
+        assert!(
+            plan.decisive_extra >= plan.repeats || profile == Profile::Smoke,
+            "{profile}"
+        );
+    }
+    // The page's MUT-2 ratios come from exactly that point of the smoke run.
+    let data = &smoke_file().data;
+    let plan = mutex_cost::Plan::for_profile(Profile::Smoke);
+    let judged: Vec<_> = data
+        .contended
+        .iter()
+        .filter(|r| r.timing.repeats.len() > plan.repeats)
+        .map(|r| (r.futures, r.runtime.workers))
+        .collect();
+    assert_eq!(judged.len(), Variant::ALL.len());
+    assert!(judged
+        .iter()
+        .all(|&p| p == (ACTOR_CLAIM_FUTURES, plan.decisive_workers().unwrap())));
 }
 
 #[test]

@@ -151,10 +151,11 @@ pub struct Params {
     /// of the machine; rounds spread over the run see several.
     pub repeats: usize,
     /// Rounds for the points FAN-4 is decided on (the swap and one message
-    /// per lock from 128 producers up). Their ratio moves by a fifth or
-    /// more from one round to the next, each round on its runtime of its
-    /// own, and a mean over two rounds cannot hold it; the extra rounds
-    /// cost seconds, since these points are few.
+    /// per lock from 128 producers up). The swap's burst time moves by a
+    /// sixth from one round to the next, each round on its runtime of its
+    /// own, so its mean needs a few dozen rounds before the ratio stays
+    /// within a few percent; ten left two quick runs 13 % apart. The extra
+    /// rounds cost seconds, since these points are few.
     pub decisive_repeats: usize,
     /// Criterion settings for one round of one point.
     pub sampling: Sampling,
@@ -172,7 +173,7 @@ pub fn params(profile: Profile) -> Params {
         wait_producers: profile.pick(vec![16], vec![64], vec![16, 1024]),
         messages_per_burst: profile.pick(1 << 12, 1 << 16, 1 << 19),
         repeats: profile.pick(2, 2, 4),
-        decisive_repeats: profile.pick(3, 10, 10),
+        decisive_repeats: profile.pick(3, 24, 30),
         // Equal samples (flat): a burst takes milliseconds, and criterion's
         // linear ramp would spend most of the run on its longest samples.
         sampling: profile.pick(
