@@ -473,7 +473,24 @@ fn est(m: &Measured) -> &Estimate {
 /// (the bootstrapped interval of `a ÷ b` wholly above 1), `Some(false)` when
 /// faster, `None` when the interval straddles 1.
 fn is_slower(a: &Measured, b: &Measured) -> Option<bool> {
-    timing::ratio(&a.timing, &b.timing, STAT).at_least(1.0)
+    ratio_of(&a.timing, &b.timing).at_least(1.0)
+}
+
+/// `a ÷ b` of two points' medians with its interval. Two points timed in
+/// the same passes pair up pass by pass (`timing::paired_ratio`): whatever
+/// state the machine held during a pass, both designs met it, and it
+/// cancels in that pass's ratio, where pooling every pass's samples first
+/// lets those states decide which of two speeds a pooled median lands on.
+/// In this chapter's plan, points with as many timings were timed in the
+/// same passes, in the same order (`Plan::slots`, tested); points with
+/// different counts pool their samples first (`timing::ratio`).
+fn ratio_of(a: &Timing, b: &Timing) -> Estimate {
+    if a.repeats.len() == b.repeats.len() && a.repeats.len() >= timing::MIN_PAIRS {
+        if let Ok(paired) = timing::paired_ratio(a, b, STAT) {
+            return paired;
+        }
+    }
+    timing::ratio(a, b, STAT)
 }
 
 fn at_least(e: &Estimate, threshold: f64) -> Outcome {
@@ -1014,11 +1031,7 @@ fn ratio_ci(e: &Estimate) -> String {
 
 /// `a ÷ b` of two designs' TCP figures at `w` workers, bootstrapped.
 fn tcp_ratio(d: &FanInData, a: Design, b: Design, w: usize) -> Result<Estimate> {
-    Ok(timing::ratio(
-        &d.tcp(a, w)?.timing,
-        &d.tcp(b, w)?.timing,
-        STAT,
-    ))
+    Ok(ratio_of(&d.tcp(a, w)?.timing, &d.tcp(b, w)?.timing))
 }
 
 /// The FAN-2 count from 8 workers up, below the largest, whose mpsc ÷ swap

@@ -95,6 +95,20 @@ impl Plan {
         pass == 0 || pass + 1 == self.passes || !Plan::is_heavy(design, workers)
     }
 
+    /// The timings one point gets, in the order its passes are pooled:
+    /// (pass, short pass), short pass 0 being the full pass itself.
+    pub fn slots(&self, design: Design, kind: SinkKind, workers: usize) -> Vec<(usize, usize)> {
+        let shorts = if Plan::is_decisive(design, kind, workers) {
+            self.decisive_extra
+        } else {
+            0
+        };
+        (0..self.passes)
+            .filter(|&pass| self.measures_in(pass, design, workers))
+            .flat_map(|pass| (0..=shorts).map(move |short| (pass, short)))
+            .collect()
+    }
+
     /// Timings in the whole run.
     pub fn timings(&self, kinds: usize) -> usize {
         let per_pass = |pass| {
@@ -566,6 +580,25 @@ mod tests {
                 .all(|&(d, k, w)| k == SinkKind::Tcp
                     && DECISIVE_DESIGNS.contains(&d)
                     && w < HEAVY_FROM));
+        }
+        // Points of the TCP sweep with as many timings were timed in the
+        // same passes and short passes, in the same order: the page pairs
+        // their ratios pass by pass on that count alone.
+        for profile in Profile::ALL {
+            let plan = plan(profile);
+            let points: Vec<_> = plan
+                .workers
+                .iter()
+                .flat_map(|&w| Design::ALL.map(|d| plan.slots(d, SinkKind::Tcp, w)))
+                .collect();
+            for a in &points {
+                for b in points.iter().filter(|b| b.len() == a.len()) {
+                    assert_eq!(a, b, "{profile}");
+                }
+            }
+            // FAN-1's and FAN-2's points pair, with every short pass.
+            let swap = plan.slots(Design::StdMutexSwap, SinkKind::Tcp, plan.workers[0]);
+            assert_eq!(swap.len(), plan.passes * (1 + plan.decisive_extra));
         }
         // Quick and full reach the heavy points; smoke does not.
         assert!(plan(Profile::Quick)

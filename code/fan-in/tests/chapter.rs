@@ -4,7 +4,7 @@ use harness::chapter::{measure_in_memory, render_exhibit};
 use std::sync::OnceLock;
 
 use harness::results::{Provenance, ResultsFile, Store};
-use harness::timing::{Estimate, Timing};
+use harness::timing::{self, Estimate, Statistic, Timing};
 use harness::{Block, Book, Chapter, Outcome, Profile, Progress, Run};
 
 use fan_in::book::{FanIn, FanInData};
@@ -237,6 +237,25 @@ fn headline_names_finite_estimates_inside_their_intervals() {
     }
     assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-1")));
     assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-3")));
+    // FAN-1's points were timed in the same passes and short passes: their
+    // ratio pairs pass by pass, which pooling first would not reproduce.
+    let d = &smoke().data;
+    let tcp = |design| {
+        d.points
+            .iter()
+            .find(|m| m.design == design && m.sink == SinkKind::Tcp && m.workers == d.workers[0])
+            .map(|m| &m.timing)
+            .unwrap()
+    };
+    let (swap, mpsc) = (tcp(Design::StdMutexSwap), tcp(Design::MpscUnbounded));
+    let paired = timing::paired_ratio(swap, mpsc, Statistic::Median).unwrap();
+    let fan_1 = headline
+        .iter()
+        .find(|(n, _)| n.starts_with("FAN-1"))
+        .unwrap()
+        .1;
+    assert_eq!(fan_1, paired);
+    assert_ne!(fan_1, timing::ratio(swap, mpsc, Statistic::Median));
 }
 
 /// Median `point` ± `spread` (a fraction of it).

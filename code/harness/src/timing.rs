@@ -272,6 +272,62 @@ pub fn ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Estimate {
         .unwrap_or_else(|_| Estimate::ratio(a.estimate(statistic), b.estimate(statistic)))
 }
 
+/// Fewest pairs of repeats [`paired_ratio`] resamples: fewer give a
+/// bootstrap too few distinct draws to make an interval of.
+pub const MIN_PAIRS: usize = 4;
+
+/// `statistic(a) ÷ statistic(b)` for two pooled timings measured side by
+/// side, repeat by repeat (repeat `i` of each in the same stretch of the run,
+/// on the same rig): the geometric mean over repeats of each repeat's ratio,
+/// with a 95% percentile bootstrap interval that draws whole pairs with
+/// replacement. A state of the machine that held for one stretch moves both
+/// sides of its pair and cancels in their ratio, where pooling all samples
+/// first lets such states decide which of two speeds a pooled median lands
+/// on. Seeded like [`bootstrap`]. Fails unless both are pooled from the same
+/// number of repeats, at least [`MIN_PAIRS`], that cover their samples.
+pub fn paired_ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Estimate> {
+    let (ra, rb) = (a.repeats.len(), b.repeats.len());
+    if ra != rb || ra < MIN_PAIRS {
+        anyhow::bail!(
+            "a paired ratio needs two timings of the same number of repeats, at least {MIN_PAIRS}; \
+             these have {ra} and {rb}"
+        );
+    }
+    let per_repeat = |t: &Timing, which: &str| -> Result<Vec<f64>> {
+        let starts = t
+            .repeat_starts()
+            .with_context(|| format!("timing {which}"))?;
+        Ok(starts
+            .iter()
+            .zip(&t.repeats)
+            .map(|(&start, &len)| statistic.of(&mut t.per_sample_ns[start..start + len].to_vec()))
+            .collect())
+    };
+    let logs: Vec<f64> = per_repeat(a, "a")?
+        .into_iter()
+        .zip(per_repeat(b, "b")?)
+        .map(|(x, y)| (x / y).ln())
+        .collect();
+    let geo_mean = |pick: &mut dyn FnMut() -> usize| {
+        (0..logs.len()).map(|_| logs[pick()]).sum::<f64>() / logs.len() as f64
+    };
+    let mut i = 0;
+    let point = geo_mean(&mut || {
+        i += 1;
+        i - 1
+    })
+    .exp();
+    if !point.is_finite() || point <= 0.0 {
+        anyhow::bail!("a repeat's statistic is zero or not finite");
+    }
+    let mut rng = SplitMix64(0x5eed_b00c_u64);
+    let draws = (0..RESAMPLES)
+        .map(|_| geo_mean(&mut || rng.below(logs.len())).exp())
+        .filter(|v| v.is_finite())
+        .collect();
+    percentile_interval("the paired ratio", point, draws)
+}
+
 /// `Σ numerator ÷ Σ denominator` over independent rounds (say, messages and
 /// passes counted in each round of a point), with a 95% percentile bootstrap
 /// interval that draws whole rounds with replacement. The rounds are the
@@ -733,5 +789,56 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("sum to zero"), "{err}");
+    }
+
+    #[test]
+    fn a_paired_ratio_cancels_what_both_sides_of_a_repeat_met() {
+        // Four repeats side by side. The machine ran fast, slow, fast, slow:
+        // both designs moved together, and b took twice as long as a in
+        // every repeat.
+        let speeds = [1.0, 1.6, 1.0, 1.6];
+        let side = |base: f64| {
+            let parts = speeds.iter().map(|s| timing(&spread(base * s))).collect();
+            Timing::pooled(parts).unwrap()
+        };
+        let (a, b) = (side(100.0), side(200.0));
+        let e = paired_ratio(&a, &b, Statistic::Median).unwrap();
+        assert!((e.point_ns - 0.5).abs() < 1e-9, "{e:?}");
+        // The pairs agree, so the interval is narrow...
+        assert!(e.relative_half_width() < 0.01, "{e:?}");
+        // ...where pooling first bootstraps over the machine's two speeds.
+        let pooled = ratio(&a, &b, Statistic::Median);
+        assert!(pooled.relative_half_width() > 0.1, "{pooled:?}");
+        // The point is the geometric mean of the repeats' ratios.
+        let mut c = a.clone();
+        c.per_sample_ns[..20].iter_mut().for_each(|x| *x *= 4.0);
+        let e = paired_ratio(&c, &b, Statistic::Median).unwrap();
+        assert!((e.point_ns - 0.5 * 4f64.powf(0.25)).abs() < 1e-9, "{e:?}");
+        assert!(e.lower_ns < 0.55 && e.upper_ns > 1.0, "{e:?}");
+        // Seeded.
+        assert_eq!(paired_ratio(&c, &b, Statistic::Median).unwrap(), e);
+    }
+
+    #[test]
+    fn a_paired_ratio_refuses_timings_it_cannot_pair() {
+        let pooled =
+            |n: usize| Timing::pooled((0..n).map(|_| timing(&spread(100.0))).collect()).unwrap();
+        for (a, b) in [
+            (pooled(4), pooled(5)),
+            (pooled(3), pooled(3)),
+            (timing(&spread(1.0)), timing(&spread(1.0))),
+        ] {
+            let err = paired_ratio(&a, &b, Statistic::Mean)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("same number of repeats, at least 4"), "{err}");
+        }
+        let mut broken = pooled(4);
+        broken.repeats = vec![20, 20, 20, 10];
+        let err = paired_ratio(&pooled(4), &broken, Statistic::Mean).unwrap_err();
+        assert!(format!("{err:#}").contains("timing b: repeats"), "{err:#}");
+        let mut zero = pooled(4);
+        zero.per_sample_ns.iter_mut().for_each(|x| *x = 0.0);
+        assert!(paired_ratio(&pooled(4), &zero, Statistic::Mean).is_err());
     }
 }
