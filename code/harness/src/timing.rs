@@ -308,21 +308,14 @@ pub fn paired_ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Esti
         .zip(per_repeat(b, "b")?)
         .map(|(x, y)| (x / y).ln())
         .collect();
-    let geo_mean = |pick: &mut dyn FnMut() -> usize| {
-        (0..logs.len()).map(|_| logs[pick()]).sum::<f64>() / logs.len() as f64
-    };
-    let mut i = 0;
-    let point = geo_mean(&mut || {
-        i += 1;
-        i - 1
-    })
-    .exp();
+    let n = logs.len();
+    let point = (logs.iter().sum::<f64>() / n as f64).exp();
     if !point.is_finite() || point <= 0.0 {
         anyhow::bail!("a repeat's statistic is zero or not finite");
     }
     let mut rng = SplitMix64(0x5eed_b00c_u64);
     let draws = (0..RESAMPLES)
-        .map(|_| geo_mean(&mut || rng.below(logs.len())).exp())
+        .map(|_| ((0..n).map(|_| logs[rng.below(n)]).sum::<f64>() / n as f64).exp())
         .filter(|v| v.is_finite())
         .collect();
     percentile_interval("the paired ratio", point, draws)
