@@ -12,10 +12,11 @@ use harness::{Chapter, Profile, Progress};
 use serde::{Deserialize, Serialize};
 
 use crate::backpressure::{self, Latencies};
+use crate::head_to_head::{self, HeadToHead};
 use crate::sweep::{self, MemcpyPoint};
 use crate::{
-    backpressure_messages, sweep_repeats, sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY,
-    HANG_LIMIT, PAYLOAD_SIZES, TASKS,
+    backpressure_messages, head_to_head_windows, sweep_repeats, sweep_sampling, Carry, Variant,
+    BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
 
 pub struct ChannelLatency;
@@ -36,6 +37,12 @@ pub struct SweepSetup {
     /// made before repeats.
     #[serde(default = "one")]
     pub repeats: usize,
+    /// Windows of the head-to-head timing at each size, and bursts of each
+    /// channel per window; 0 in files made before it.
+    #[serde(default)]
+    pub head_to_head_windows: usize,
+    #[serde(default)]
+    pub head_to_head_pairs: usize,
 }
 
 fn one() -> usize {
@@ -57,6 +64,10 @@ pub struct Data {
     pub sweep: SweepSetup,
     pub points: Vec<sweep::Point>,
     pub memcpy: Vec<MemcpyPoint>,
+    /// tokio against crossbeam, timed head to head at every size; empty in
+    /// files made before it.
+    #[serde(default)]
+    pub head_to_head: Vec<HeadToHead>,
     pub backpressure: BackpressureSetup,
     pub runs: Vec<backpressure::Run>,
 }
@@ -77,9 +88,23 @@ impl Data {
         self.point(variant, carry, bytes).map(|p| p.timing.median)
     }
 
-    /// tokio's median time per burst over crossbeam's, with a 95 % interval
-    /// bootstrapped from both points' samples.
-    pub fn tokio_over_crossbeam(&self, carry: Carry, bytes: usize) -> Option<Estimate> {
+    /// The ratio the verdicts rest on: tokio's time per burst over
+    /// crossbeam's for a `[u8; N]` payload, timed head to head; in a file
+    /// made before that timing, the sweep's ratio (`alone_ratio`).
+    pub fn tokio_over_crossbeam(&self, bytes: usize) -> Option<Estimate> {
+        match self.head_to_head(bytes) {
+            Some(h) => h.ratio().ok(),
+            None => self.alone_ratio(Carry::Array, bytes),
+        }
+    }
+
+    pub fn head_to_head(&self, bytes: usize) -> Option<&HeadToHead> {
+        self.head_to_head.iter().find(|h| h.bytes == bytes)
+    }
+
+    /// tokio's median time per burst over crossbeam's, each timed alone by
+    /// the sweep, with a 95 % interval bootstrapped from both points' samples.
+    pub fn alone_ratio(&self, carry: Carry, bytes: usize) -> Option<Estimate> {
         Some(timing::ratio(
             &self.point(Variant::TokioMpsc, carry, bytes)?.timing,
             &self.point(Variant::Crossbeam, carry, bytes)?.timing,
@@ -259,7 +284,7 @@ impl Chapter for ChannelLatency {
         PAYLOAD_SIZES
             .into_iter()
             .filter_map(|bytes| {
-                let r = data.tokio_over_crossbeam(Carry::Array, bytes)?;
+                let r = data.tokio_over_crossbeam(bytes)?;
                 Some((
                     format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
                     r,
@@ -295,8 +320,9 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
     let per_point = backpressure_messages(profile);
     let scratch = tempfile::tempdir().context("creating criterion's scratch folder")?;
     let rt = sweep::current_thread_runtime()?;
+    let windows = head_to_head_windows(profile);
     let per_size = Variant::ALL.len() * Carry::ALL.len() + 1;
-    let sweep_steps = PAYLOAD_SIZES.len() * repeats * per_size;
+    let sweep_steps = PAYLOAD_SIZES.len() * (repeats * per_size + windows);
     let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len();
     progress.set_total((sweep_steps + bp_steps) as u64);
 
@@ -338,6 +364,23 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
         }
         memcpy.push(MemcpyPoint::pooled(size_floors)?);
     }
+
+    // The ratio the verdicts rest on, head to head, in passes over every
+    // size like the sweep: a size's windows are spread over this stretch.
+    let mut duels: Vec<Vec<head_to_head::Window>> = vec![Vec::new(); PAYLOAD_SIZES.len()];
+    for window in 1..=windows {
+        for (size, bytes) in PAYLOAD_SIZES.into_iter().enumerate() {
+            progress.step(format_args!(
+                "A: tokio against crossbeam, {bytes} B (window {window} of {windows})"
+            ));
+            duels[size].push(head_to_head::window(bytes, window - 1, &rt)?);
+        }
+    }
+    let head_to_head = PAYLOAD_SIZES
+        .into_iter()
+        .zip(duels)
+        .map(|(bytes, w)| HeadToHead::pooled(bytes, w))
+        .collect::<Result<Vec<_>>>()?;
     drop(rt);
 
     let mut runs = Vec::new();
@@ -372,9 +415,12 @@ fn measure(profile: Profile, progress: &Progress) -> Result<Data> {
             measurement_ms: sampling.measurement.as_millis() as u64,
             pointer_width_bits: usize::BITS as usize,
             repeats,
+            head_to_head_windows: windows,
+            head_to_head_pairs: head_to_head::PAIRS,
         },
         points,
         memcpy,
+        head_to_head,
         backpressure: BackpressureSetup {
             runtime: "multi_thread".into(),
             worker_threads: backpressure::worker_threads(),
@@ -451,6 +497,53 @@ fn check_latencies(what: &str, l: &Latencies, received: u64) -> Result<()> {
     Ok(())
 }
 
+/// The head-to-head timing: absent from files made before it, and otherwise
+/// one point per size, each of exactly the windows and pairs the setup
+/// states, every burst checked, and a ratio that can be computed.
+fn check_head_to_head(data: &Data) -> Result<()> {
+    let s = &data.sweep;
+    let (windows, pairs) = (s.head_to_head_windows, s.head_to_head_pairs);
+    if windows == 0 {
+        ensure!(
+            data.head_to_head.is_empty(),
+            "experiment A has head-to-head points but its setup records no windows"
+        );
+        return Ok(());
+    }
+    ensure!(
+        pairs > 0,
+        "experiment A's head-to-head setup records no bursts per window"
+    );
+    ensure!(
+        data.head_to_head.len() == PAYLOAD_SIZES.len(),
+        "experiment A has {} head-to-head points, expected {}",
+        data.head_to_head.len(),
+        PAYLOAD_SIZES.len()
+    );
+    for bytes in PAYLOAD_SIZES {
+        let what = format!("head to head at {bytes} B");
+        let h = data
+            .head_to_head(bytes)
+            .with_context(|| format!("experiment A lacks the {what}"))?;
+        for (name, t) in [("tokio", &h.tokio), ("crossbeam", &h.crossbeam)] {
+            ensure!(
+                t.repeats.len() == windows && t.repeats.iter().all(|&n| n == pairs),
+                "{what}: {name} has windows of {:?} bursts, expected {windows} of {pairs}",
+                t.repeats
+            );
+            check_timing(&format!("{what}, {name}"), t)?;
+        }
+        let expected = 2 * (pairs as u64 + 1) * windows as u64;
+        ensure!(
+            h.bursts_checked == expected,
+            "{what}: {} bursts checked, expected {expected}",
+            h.bursts_checked
+        );
+        h.ratio()?;
+    }
+    Ok(())
+}
+
 fn check(data: &Data) -> Result<()> {
     let s = &data.sweep;
     ensure!(
@@ -517,6 +610,7 @@ fn check(data: &Data) -> Result<()> {
             .with_context(|| format!("experiment A lacks the memcpy floor at {bytes} B"))?;
         check_timing(&format!("memcpy floor {bytes} B"), t)?;
     }
+    check_head_to_head(data)?;
 
     let b = &data.backpressure;
     ensure!(
@@ -682,6 +776,20 @@ fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
         sampling(Profile::Full),
         book.published("payload")?.description,
     ]);
+    let duel = |p: Profile| {
+        format!(
+            "{} windows × {} bursts of each channel, alternating",
+            head_to_head_windows(p),
+            head_to_head::PAIRS
+        )
+    };
+    t.push(vec![
+        "A: tokio against crossbeam, head to head".into(),
+        duel(Profile::Smoke),
+        duel(Profile::Quick),
+        duel(Profile::Full),
+        "–".into(),
+    ]);
     let per_task = |p: Profile, tasks: usize| thousands((backpressure_messages(p) / tasks) as u64);
     let bp = book.published("backpressure")?;
     let bp_rows: Vec<PublishedBackpressure> = bp.rows()?;
@@ -828,7 +936,7 @@ fn copy_vs_coordination(run: &Run<Data>) -> Result<Vec<Block>> {
     let d = &run.data;
     let mut t = Table::new(
         format!(
-            "The same bursts with the payload by value ([u8; N]) and boxed (Box<[u8; N]>, only a pointer moves), median per burst, on {}. {}. The last column is the share of tokio's by-value time that a plain Vec burst also spends (building, storing and reading the messages).",
+            "The same bursts with the payload by value ([u8; N]) and boxed (Box<[u8; N]>, only a pointer moves), median per burst with each channel timed alone by the sweep, and the ratios of those medians, on {}. {}. The last column is the share of tokio's by-value time that a plain Vec burst also spends (building, storing and reading the messages).",
             machine_of(run),
             runtime_a(d)
         ),
@@ -861,10 +969,10 @@ fn copy_vs_coordination(run: &Run<Data>) -> Result<Vec<Block>> {
             nanos(tb.point_ns),
             nanos(ca.point_ns),
             nanos(cb.point_ns),
-            ratio_ci(&need(d.tokio_over_crossbeam(Carry::Array, bytes), || {
+            ratio_ci(&need(d.alone_ratio(Carry::Array, bytes), || {
                 format!("no array ratio at {bytes} B")
             })?),
-            ratio_ci(&need(d.tokio_over_crossbeam(Carry::Boxed, bytes), || {
+            ratio_ci(&need(d.alone_ratio(Carry::Boxed, bytes), || {
                 format!("no boxed ratio at {bytes} B")
             })?),
             nanos(floor.point_ns),
@@ -921,7 +1029,7 @@ fn ratio_figure(book: &Book<Data>) -> Result<Vec<Block>> {
             .iter()
             .filter_map(|&b| {
                 run.data
-                    .tokio_over_crossbeam(Carry::Array, b)
+                    .tokio_over_crossbeam(b)
                     .map(|e| band(b as f64, &e, 1.0))
             })
             .collect();
@@ -955,7 +1063,7 @@ fn ratio_figure(book: &Book<Data>) -> Result<Vec<Block>> {
         id: "latency-ratio".into(),
         title: "tokio mpsc time / crossbeam time, per machine".into(),
         caption: format!(
-            "Ratio of median burst times, [u8; N] payload; solid lines are this book's machines with bootstrapped 95 % bands, dashed lines the published machines ({citation}). {runtime}. Above the line at 1, tokio is slower."
+            "Ratio of burst times, [u8; N] payload; solid lines are this book's machines, timed head to head where the file has it, with bootstrapped 95 % bands, dashed lines the published machines ({citation}). {runtime}. Above the line at 1, tokio is slower."
         ),
         x: Axis::log("payload (bytes)"),
         y: Axis::linear("tokio / crossbeam"),
@@ -970,12 +1078,21 @@ fn ratio_table(book: &Book<Data>) -> Result<Vec<Block>> {
         "published x86-64".into(),
         "published arm64".into(),
     ];
-    header.extend(book.runs.iter().map(machine_of));
+    header.extend(book.runs.iter().map(|run| {
+        let how = if run.data.head_to_head.is_empty() {
+            "timed alone"
+        } else {
+            "head to head"
+        };
+        format!("{}, {how}", machine_of(run))
+    }));
+    let primary = book.primary();
+    header.push(format!("{}, timed alone", machine_of(primary)));
     let header_ref: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = Table::new(
         format!(
-            "tokio/crossbeam ratio of median burst times, [u8; N]; measured cells show the 95 % interval, bootstrapped from both points' samples, in brackets. Published ratios are computed from {citation}. {}.",
-            runtime_a(&book.primary().data)
+            "tokio/crossbeam ratio of burst times, [u8; N], with the 95 % interval in brackets. Head to head: the two channels' bursts alternate in one loop, and the cell is the geometric mean over windows of each window's ratio of medians, its interval drawn by windows; the verdicts rest on it. Timed alone: the sweep's ratio of each channel's median, its interval bootstrapped from both points' samples (a file made before the head-to-head timing has only this). Published ratios are computed from {citation}. {}.",
+            runtime_a(&primary.data)
         ),
         &header_ref,
     );
@@ -993,10 +1110,16 @@ fn ratio_table(book: &Book<Data>) -> Result<Vec<Block>> {
         for run in &book.runs {
             row.push(
                 run.data
-                    .tokio_over_crossbeam(Carry::Array, bytes)
+                    .tokio_over_crossbeam(bytes)
                     .map_or("–".into(), |e| ratio_ci(&e)),
             );
         }
+        row.push(
+            primary
+                .data
+                .alone_ratio(Carry::Array, bytes)
+                .map_or("–".into(), |e| ratio_ci(&e)),
+        );
         t.push(row);
     }
     Ok(vec![Block::Table(t)])
@@ -1241,7 +1364,7 @@ fn claim(id: &str) -> &'static Claim {
 
 fn ratio_or_err(run: &Run<Data>, bytes: usize) -> Result<Estimate> {
     run.data
-        .tokio_over_crossbeam(Carry::Array, bytes)
+        .tokio_over_crossbeam(bytes)
         .with_context(|| format!("{}: no tokio/crossbeam ratio at {bytes} B", run.machine()))
 }
 

@@ -7,7 +7,9 @@
 //!   channels). Payloads are `[u8; N]` (copied through the channel) and
 //!   `Box<[u8; N]>` (only a pointer moves) for every N in [`PAYLOAD_SIZES`].
 //!   Two floors frame the channels: the same burst through a plain `Vec`
-//!   (no synchronisation at all) and one `memcpy` of `BURST * N` bytes.
+//!   (no synchronisation at all) and one `memcpy` of `BURST * N` bytes. The
+//!   tokio/crossbeam ratio the verdicts rest on is timed [`head_to_head`]:
+//!   the two channels' by-value bursts alternate in one loop.
 //! - **B, back-pressure**: `T` producer tasks x `M` messages through one
 //!   bounded channel, tokio vs kanal async, every message's latency recorded
 //!   two ways (see [`backpressure`]).
@@ -16,6 +18,7 @@
 pub mod backpressure;
 pub mod book;
 pub mod crossbeam_bounded;
+pub mod head_to_head;
 pub mod kanal_async;
 pub mod kanal_sync;
 pub mod memcpy_floor;
@@ -138,6 +141,14 @@ pub fn sweep_sampling(profile: Profile) -> Sampling {
 /// long as one run of twice as many samples and of the same number did.
 pub fn sweep_repeats(profile: Profile) -> usize {
     profile.pick(1, 4, 5)
+}
+
+/// Windows of experiment A's head-to-head timing at each size, in passes
+/// over every size like the sweep's repeats; each window times
+/// `head_to_head::PAIRS` bursts of each channel. Four is the fewest that
+/// `harness::timing::paired_ratio` draws an interval from.
+pub fn head_to_head_windows(profile: Profile) -> usize {
+    profile.pick(4, 12, 24)
 }
 
 /// Producer-task counts and channel bounds of experiment B (the published grid).

@@ -184,6 +184,28 @@ fn damaged_files_are_rejected_with_the_reason() {
             "polls",
             Box::new(|v| v["data"]["points"][0]["polls_per_burst"] = serde_json::Value::Null),
         ),
+        (
+            "head-to-head points, expected 8",
+            Box::new(|v| {
+                v["data"]["head_to_head"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "tokio has windows of",
+            Box::new(|v| {
+                let t = &mut v["data"]["head_to_head"][2]["tokio"];
+                t["repeats"].as_array_mut().unwrap().pop();
+                t["per_sample_ns"].as_array_mut().unwrap().truncate(3 * 64);
+            }),
+        ),
+        (
+            "bursts checked, expected",
+            Box::new(|v| v["data"]["head_to_head"][0]["bursts_checked"] = 3.into()),
+        ),
+        (
+            "setup records no windows",
+            Box::new(|v| v["data"]["sweep"]["head_to_head_windows"] = 0.into()),
+        ),
         ("layout", Box::new(|v| v["data"] = "junk".into())),
     ];
     for (expected, damage) in cases {
@@ -249,40 +271,30 @@ fn repeats_of_a_point_pool_into_one_and_mismatches_are_refused() {
     assert_eq!(pooled.timing.repeats, vec![n, n]);
 }
 
-/// Gives a point of the sweep exactly these per-sample times, with
-/// criterion-like estimates around their median.
-fn set_samples(data: &mut Data, variant: &str, bytes: usize, samples: &[f64]) {
-    let p = data
-        .points
-        .iter_mut()
-        .find(|p| p.variant == variant && p.carry == "array" && p.bytes == bytes)
-        .expect("the smoke run measures every variant and size");
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let e = harness::timing::Estimate {
-        point_ns: sorted[sorted.len() / 2],
-        lower_ns: sorted[0],
-        upper_ns: sorted[sorted.len() - 1],
-    };
-    p.timing = harness::timing::Timing {
-        mean: e,
-        median: e,
-        samples: samples.len(),
-        iterations: samples.len() as u64,
-        per_sample_ns: samples.to_vec(),
-        repeats: Vec::new(),
-    };
-    p.bursts_checked = p.bursts_checked.max(samples.len() as u64);
+/// A head-to-head timing whose windows take these times, every burst of a
+/// window the same.
+fn windows_of(times: &[f64]) -> harness::timing::Timing {
+    let pairs = channel_latency::head_to_head::PAIRS;
+    harness::timing::Timing::pooled(
+        times
+            .iter()
+            .map(|&ns| harness::timing::Timing::of_samples(vec![ns; pairs]).unwrap())
+            .collect(),
+    )
+    .unwrap()
 }
 
-/// The verdicts page for a smoke run whose tokio/crossbeam ratios are set
-/// by `tokio_at(bytes)` (crossbeam takes 1000 ns everywhere).
+/// The verdicts page for a smoke run whose head-to-head windows at each size
+/// have tokio take `tokio_at(bytes)` (one time per window; crossbeam takes
+/// 1000 ns everywhere).
 fn verdicts_with(tokio_at: impl Fn(usize) -> Vec<f64>) -> String {
     let mut file = smoke().clone();
-    for bytes in channel_latency::PAYLOAD_SIZES {
-        set_samples(&mut file.data, "crossbeam", bytes, &[1000.0; 12]);
-        set_samples(&mut file.data, "tokio", bytes, &tokio_at(bytes));
+    for h in &mut file.data.head_to_head {
+        let tokio = tokio_at(h.bytes);
+        h.crossbeam = windows_of(&vec![1000.0; tokio.len()]);
+        h.tokio = windows_of(&tokio);
     }
+    ChannelLatency::check(&file.data).expect("the edited run is still a valid file");
     let (_dir, store) = store_with(&[&file]);
     render_exhibit::<ChannelLatency>("verdicts", &store).unwrap()
 }
@@ -299,16 +311,21 @@ fn a_verdict_holds_only_when_its_whole_interval_says_so() {
         let rest = &page[at..];
         rest[rest.find('>').unwrap() + 1..rest.find('<').unwrap()].to_string()
     };
-    // A spread of samples whose median is `m` but whose interval is wide.
-    let spread =
-        |m: f64, step: f64| -> Vec<f64> { (0..13).map(|i| m + step * (i as f64 - 6.0)).collect() };
+    let windows = channel_latency::head_to_head_windows(Profile::Smoke);
+    let same = |ns: f64| vec![ns; windows];
+    // Windows that disagree around `m`, so the interval is wide.
+    let spread = |m: f64, step: f64| -> Vec<f64> {
+        (0..windows)
+            .map(|i| m + step * (2.0 * i as f64 / (windows - 1) as f64 - 1.0))
+            .collect()
+    };
 
     // 8 B clearly the largest ratio, 1 KiB and 4 KiB exactly 1.
     let page = verdicts_with(|b| match b {
-        8 => vec![3000.0; 12],
-        1024 | 4096 => vec![1000.0; 12],
-        32768 => vec![1300.0; 12],
-        _ => vec![2000.0; 12],
+        8 => same(3000.0),
+        1024 | 4096 => same(1000.0),
+        32768 => same(1300.0),
+        _ => same(2000.0),
     });
     assert_eq!(outcome(&page, "LAT-2"), "holds");
     assert_eq!(outcome(&page, "LAT-1"), "holds");
@@ -317,11 +334,11 @@ fn a_verdict_holds_only_when_its_whole_interval_says_so() {
     // 8 B still the largest point, but 64 B's interval reaches above it;
     // 1 KiB's ratio is 1.0 and 32 KiB's 1.3, with intervals past the bounds.
     let page = verdicts_with(|b| match b {
-        8 => vec![3000.0; 12],
-        64 => spread(2900.0, 50.0),
-        1024 => spread(1000.0, 50.0),
-        32768 => spread(1300.0, 150.0),
-        _ => vec![1000.0; 12],
+        8 => same(3000.0),
+        64 => spread(2900.0, 300.0),
+        1024 => spread(1000.0, 300.0),
+        32768 => spread(1300.0, 300.0),
+        _ => same(1000.0),
     });
     assert_eq!(outcome(&page, "LAT-2"), "inconclusive");
     assert_eq!(outcome(&page, "LAT-1"), "inconclusive");
@@ -329,11 +346,69 @@ fn a_verdict_holds_only_when_its_whole_interval_says_so() {
 
     // 64 B clearly above 8 B; 1 KiB wholly above 1.1.
     let page = verdicts_with(|b| match b {
-        8 => vec![3000.0; 12],
-        64 => vec![4000.0; 12],
-        1024 => vec![1500.0; 12],
-        _ => vec![1000.0; 12],
+        8 => same(3000.0),
+        64 => same(4000.0),
+        1024 => same(1500.0),
+        _ => same(1000.0),
     });
     assert_eq!(outcome(&page, "LAT-2"), "does not hold");
     assert_eq!(outcome(&page, "LAT-1"), "does not hold");
+}
+
+#[test]
+fn the_verdicts_rest_on_the_head_to_head_ratio_and_older_files_on_the_sweep() {
+    let data = &smoke().data;
+    assert_eq!(
+        data.sweep.head_to_head_windows,
+        channel_latency::head_to_head_windows(Profile::Smoke)
+    );
+    assert_eq!(
+        data.sweep.head_to_head_pairs,
+        channel_latency::head_to_head::PAIRS
+    );
+    for h in &data.head_to_head {
+        // Every window's bursts, timed and untimed, of both channels.
+        let per_window = 2 * (channel_latency::head_to_head::PAIRS as u64 + 1);
+        assert_eq!(
+            h.bursts_checked,
+            per_window * data.sweep.head_to_head_windows as u64
+        );
+        let headline = data.tokio_over_crossbeam(h.bytes).unwrap();
+        let paired = harness::timing::paired_ratio(
+            &h.tokio,
+            &h.crossbeam,
+            harness::timing::Statistic::Median,
+        )
+        .unwrap();
+        assert_eq!(headline, paired, "at {} B", h.bytes);
+    }
+    // A file made before the head-to-head timing: the sweep's ratio.
+    let mut old = data.clone();
+    old.head_to_head.clear();
+    old.sweep.head_to_head_windows = 0;
+    old.sweep.head_to_head_pairs = 0;
+    ChannelLatency::check(&old).expect("a file without head-to-head points is valid");
+    for bytes in channel_latency::PAYLOAD_SIZES {
+        assert_eq!(
+            old.tokio_over_crossbeam(bytes),
+            old.alone_ratio(channel_latency::Carry::Array, bytes)
+        );
+        assert_ne!(
+            old.tokio_over_crossbeam(bytes),
+            data.tokio_over_crossbeam(bytes),
+            "at {bytes} B"
+        );
+    }
+    // Its page says which ratio each column shows.
+    let mut file = smoke().clone();
+    file.data = old;
+    let (_dir, store) = store_with(&[&file]);
+    let table = render_exhibit::<ChannelLatency>("ratio-table", &store).unwrap();
+    // The machine's column and the primary's timed-alone column.
+    assert_eq!(table.matches(", timed alone |").count(), 2, "{table}");
+    assert!(!table.contains(", head to head |"), "{table}");
+    let (_dir, store) = store_with(&[smoke()]);
+    let table = render_exhibit::<ChannelLatency>("ratio-table", &store).unwrap();
+    assert_eq!(table.matches(", head to head |").count(), 1, "{table}");
+    assert_eq!(table.matches(", timed alone |").count(), 1, "{table}");
 }

@@ -125,6 +125,33 @@ impl Timing {
         Ok(pooled)
     }
 
+    /// A timing made outside criterion, from one run's own per-iteration
+    /// times (one sample per iteration, in the order they were taken), with
+    /// bootstrapped intervals for its mean and median.
+    pub fn of_samples(per_sample_ns: Vec<f64>) -> Result<Timing> {
+        anyhow::ensure!(!per_sample_ns.is_empty(), "no samples to make a timing of");
+        anyhow::ensure!(
+            per_sample_ns.iter().all(|x| x.is_finite() && *x > 0.0),
+            "a sample is zero, negative or not a number"
+        );
+        let empty = Estimate {
+            point_ns: 0.0,
+            lower_ns: 0.0,
+            upper_ns: 0.0,
+        };
+        let mut t = Timing {
+            mean: empty,
+            median: empty,
+            samples: per_sample_ns.len(),
+            iterations: per_sample_ns.len() as u64,
+            per_sample_ns,
+            repeats: Vec::new(),
+        };
+        t.mean = bootstrap(&[&t], Statistic::Mean, |s| s[0])?;
+        t.median = bootstrap(&[&t], Statistic::Median, |s| s[0])?;
+        Ok(t)
+    }
+
     /// Draws a bootstrap resample of the samples into `out`: with replacement,
     /// and for a pooled timing in two stages, as many repeats as there are
     /// (with replacement), then samples within each drawn repeat.
@@ -782,6 +809,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("sum to zero"), "{err}");
+    }
+
+    #[test]
+    fn a_timing_of_own_samples_keeps_them_and_bootstraps_its_statistics() {
+        let xs = vec![5.0, 1.0, 3.0, 2.0, 4.0];
+        let t = Timing::of_samples(xs.clone()).unwrap();
+        assert_eq!(t.per_sample_ns, xs, "samples stay in the order taken");
+        assert_eq!((t.samples, t.iterations), (5, 5));
+        assert!(t.repeats.is_empty());
+        assert_eq!(t.median.point_ns, 3.0);
+        assert_eq!(t.mean.point_ns, 3.0);
+        assert!(
+            t.median.lower_ns < 3.0 && t.median.upper_ns > 3.0,
+            "{:?}",
+            t.median
+        );
+        // Such timings pool like criterion's.
+        let pooled = Timing::pooled(vec![t.clone(), t]).unwrap();
+        assert_eq!(pooled.repeats, vec![5, 5]);
+
+        assert!(Timing::of_samples(Vec::new()).is_err());
+        let err = Timing::of_samples(vec![1.0, 0.0]).unwrap_err();
+        assert!(err.to_string().contains("zero"), "{err}");
+        assert!(Timing::of_samples(vec![1.0, f64::NAN]).is_err());
     }
 
     #[test]
