@@ -107,22 +107,12 @@ impl Timing {
         {
             anyhow::bail!("repeat {i} kept no samples or is itself pooled");
         }
-        let empty = Estimate {
-            point_ns: 0.0,
-            lower_ns: 0.0,
-            upper_ns: 0.0,
-        };
-        let mut pooled = Timing {
-            mean: empty,
-            median: empty,
-            samples: parts.iter().map(|t| t.samples).sum(),
-            iterations: parts.iter().map(|t| t.iterations).sum(),
-            repeats: parts.iter().map(|t| t.per_sample_ns.len()).collect(),
-            per_sample_ns: parts.into_iter().flat_map(|t| t.per_sample_ns).collect(),
-        };
-        pooled.mean = bootstrap(&[&pooled], Statistic::Mean, |s| s[0])?;
-        pooled.median = bootstrap(&[&pooled], Statistic::Median, |s| s[0])?;
-        Ok(pooled)
+        Timing::bootstrapped(
+            parts.iter().map(|t| t.samples).sum(),
+            parts.iter().map(|t| t.iterations).sum(),
+            parts.iter().map(|t| t.per_sample_ns.len()).collect(),
+            parts.into_iter().flat_map(|t| t.per_sample_ns).collect(),
+        )
     }
 
     /// A timing made outside criterion, from one run's own per-iteration
@@ -134,18 +124,30 @@ impl Timing {
             per_sample_ns.iter().all(|x| x.is_finite() && *x > 0.0),
             "a sample is zero, negative or not a number"
         );
-        let empty = Estimate {
+        let n = per_sample_ns.len();
+        Timing::bootstrapped(n, n as u64, Vec::new(), per_sample_ns)
+    }
+
+    /// A timing of these samples, its mean and median with intervals from
+    /// `bootstrap` (which draws repeats first when there are several).
+    fn bootstrapped(
+        samples: usize,
+        iterations: u64,
+        repeats: Vec<usize>,
+        per_sample_ns: Vec<f64>,
+    ) -> Result<Timing> {
+        let unset = Estimate {
             point_ns: 0.0,
             lower_ns: 0.0,
             upper_ns: 0.0,
         };
         let mut t = Timing {
-            mean: empty,
-            median: empty,
-            samples: per_sample_ns.len(),
-            iterations: per_sample_ns.len() as u64,
+            mean: unset,
+            median: unset,
+            samples,
+            iterations,
             per_sample_ns,
-            repeats: Vec::new(),
+            repeats,
         };
         t.mean = bootstrap(&[&t], Statistic::Mean, |s| s[0])?;
         t.median = bootstrap(&[&t], Statistic::Median, |s| s[0])?;
