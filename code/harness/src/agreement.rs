@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use crate::chapter::Headline;
-use crate::exhibit::Table;
+use crate::cli::Headline;
+use crate::render::blocks::Table;
 use crate::registry::ChapterInfo;
 use crate::results::{read_results, Provenance, Store};
-use crate::timing::Estimate;
+use crate::values::Estimate;
 
 /// The tolerance two runs' headline estimates must meet to agree, in percent
 /// of the first run's value: `harness compare`'s default and the exhibit's.
@@ -154,18 +154,18 @@ pub fn pair_folders(
     let (sa, sb) = (Store::new(a), Store::new(b));
     let mut pairs = Vec::new();
     for info in chapters {
-        for file_a in sa.machine_files(info.name)? {
+        for file_a in sa.machine_files(&info.name)? {
             let Some(name) = file_a.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            let file_b = sb.chapter_dir(info.name).join(name);
+            let file_b = sb.chapter_dir(&info.name).join(name);
             if !file_b.exists() {
                 continue;
             }
             let (ha, hb) = (headline(info, &file_a)?, headline(info, &file_b)?);
-            let mut p = pair(info.name, name, &ha, &hb);
-            p.a = provenance_of(&file_a, info.name);
-            p.b = provenance_of(&file_b, info.name);
+            let mut p = pair(&info.name, name, &ha, &hb);
+            p.a = provenance_of(&file_a, &info.name);
+            p.b = provenance_of(&file_b, &info.name);
             pairs.push(p);
         }
     }
@@ -498,7 +498,7 @@ fn machine_section(machine: &str, pairs: &[&FilePair]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chapter::{HeadlineEstimate, HeadlineVerdict};
+    use crate::cli::{HeadlineEstimate, HeadlineVerdict};
 
     fn est(point: f64, half: f64) -> Estimate {
         Estimate {
@@ -622,7 +622,9 @@ mod tests {
 
     /// Writes `<root>/<chapter>/m.json` holding only a provenance.
     fn write_file(root: &Path, chapter: &'static str, p: Provenance) {
-        let file = crate::results::ResultsFile::new(chapter, p, serde_json::json!({}));
+        let mut p = p;
+        p.machine.id = "m".into();
+        let file = crate::results::ResultsFile::new(chapter, p, serde_json::json!({})).unwrap();
         let text = serde_json::to_string(&file).unwrap();
         let path = Store::new(root).results_path(chapter, "m");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -633,7 +635,7 @@ mod tests {
     fn the_exhibit_tabulates_a_committed_pair_and_says_what_moved() {
         let dir = tempfile::tempdir().unwrap();
         let reps = replicates_dir(dir.path());
-        let chapters: Vec<&'static ChapterInfo> = crate::registry::CHAPTERS[..2].iter().collect();
+        let chapters: Vec<&'static ChapterInfo> = crate::registry::chapters().unwrap()[..2].iter().collect();
         let none = exhibit(dir.path(), &chapters, &|_, _| unreachable!()).unwrap();
         assert!(none.contains("data-blocks=\"text\""), "{none}");
         assert!(none.contains("No pair of replicate runs"), "{none}");
@@ -691,7 +693,7 @@ mod tests {
     #[test]
     fn a_missing_folder_and_an_unreadable_file_are_named() {
         let dir = tempfile::tempdir().unwrap();
-        let chapters: Vec<&'static ChapterInfo> = crate::registry::CHAPTERS.iter().collect();
+        let chapters: Vec<&'static ChapterInfo> = crate::registry::chapters().unwrap().iter().collect();
         let err = pair_folders(
             &dir.path().join("gone"),
             dir.path(),

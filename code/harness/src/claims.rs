@@ -1,6 +1,8 @@
 //! Published claims as data, and the verdicts the measurements give them.
 use serde::Serialize;
 
+use crate::values::Estimate;
+
 /// One published claim, encoded once: what was said, where, and the rule
 /// (with its tolerance) that decides it from measurements.
 #[derive(Clone, Debug, Serialize)]
@@ -35,6 +37,17 @@ impl Outcome {
             Some(false) => Outcome::DoesNotHold,
             None => Outcome::Inconclusive,
         }
+    }
+
+    /// Whether the whole interval of `e` lies at or above `threshold`:
+    /// holds, does not hold (wholly below), or inconclusive (straddles it).
+    pub fn at_least(e: &Estimate, threshold: f64) -> Outcome {
+        Outcome::decided(e.at_least(threshold))
+    }
+
+    /// Whether the whole interval of `e` lies inside `lo..=hi`.
+    pub fn within(e: &Estimate, lo: f64, hi: f64) -> Outcome {
+        Outcome::decided(e.within(lo, hi))
     }
 
     /// Every part must hold: one that does not decides, then one undecided.

@@ -2,29 +2,37 @@
 //! provenance, freshness, markdown and SVG. Chapter crates implement
 //! [`Chapter`] and call [`chapter_main`]; the `harness` binary dispatches
 //! to them and checks the built book.
+//!
+//! - [`measure`]: what runs while a chapter measures (fingerprinted: a change
+//!   there marks every chapter's results stale).
+//! - [`results`]: the results file, its validation, provenance and freshness.
+//! - [`render`]: markdown, SVG, CSV and the provenance card (never stales anything).
+//! - [`chapter`], [`cli`]: the contract a chapter implements and its command line.
+//! - [`values`], [`claims`]: typed numbers and the claims they judge.
 pub mod agreement;
 pub mod chapter;
 pub mod check;
 pub mod claims;
-pub mod cores;
-pub mod exhibit;
-pub mod fingerprint;
-pub mod fmt;
-pub mod machine;
-pub mod profile;
-pub mod progress;
-pub mod published;
+pub mod cli;
+pub mod fixtures;
+pub mod grid;
+pub mod measure;
+pub mod process;
 pub mod registry;
 pub mod render;
 pub mod results;
-pub mod svg;
-pub mod timing;
+pub mod values;
 
-pub use chapter::{chapter_main, Book, Chapter, Exhibit, ExhibitKind, Run};
+pub use chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
 pub use claims::{Claim, Outcome, Verdict};
-pub use exhibit::{Axis, Bar, BarChart, Block, Figure, Point, Scale, Series, Table};
-pub use profile::Profile;
-pub use progress::Progress;
+pub use cli::chapter_main;
+pub use measure::profile::Profile;
+pub use measure::progress::Progress;
+pub use measure::{cores, machine, profile, progress, stats, timing, Lab};
+pub use render::blocks::{Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table};
+pub use render::fmt;
+pub use results::{fingerprint, published};
+pub use values::{Estimate, Unit};
 
 use std::path::PathBuf;
 

@@ -5,8 +5,8 @@
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use crate::exhibit::{BarChart, Figure, Scale};
-use crate::fmt;
+use crate::render::blocks::{BarChart, Figure, Scale};
+use crate::render::fmt;
 use crate::render::html_escape;
 
 pub const WIDTH: u32 = 760;
@@ -64,6 +64,7 @@ fn finish(svg: String, title: &str) -> String {
 
 pub fn figure_html(id: &str, caption: &str, svg: &str) -> String {
     let caption = crate::render::inline_markdown(caption);
+    let id = html_escape(id);
     format!(
         "<figure class=\"bench-figure\" id=\"fig-{id}\">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n\n"
     )
@@ -345,7 +346,7 @@ pub fn bar_chart(chart: &BarChart) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exhibit::{Axis, Bar, Point, Series};
+    use crate::render::blocks::{Axis, Bar, Point, Series};
 
     fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
         let lin = |c: u8| {

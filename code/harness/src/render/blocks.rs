@@ -1,6 +1,7 @@
-//! What a chapter hands the harness to put on a page. Chapters build these
+//! What a chapter hands the harness to put on a page: typed blocks. Chapters build these
 //! from their results; the harness alone turns them into markdown and SVG.
 use crate::claims::Verdict;
+use crate::values::{Estimate, Unit};
 
 #[derive(Clone, Debug)]
 pub enum Block {
@@ -24,7 +25,76 @@ pub struct Table {
     pub header: Vec<String>,
     /// Per column; missing entries are right-aligned (numbers).
     pub align: Vec<Align>,
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// One cell of a table. Numbers stay numbers until the last step: the page
+/// shows them in the book's notation, the CSV download as raw values with
+/// their interval and unit in columns of their own.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// Words (markdown allowed): the chapter's own, or names from a results
+    /// file, which are validated on load and carry no markup.
+    Text(String),
+    /// A number in a unit.
+    Number(f64, Unit),
+    /// An estimate with its 95 % interval.
+    Estimate(Estimate, Unit),
+}
+
+impl Cell {
+    pub fn nanos(ns: f64) -> Cell {
+        Cell::Number(ns, Unit::Nanos)
+    }
+
+    pub fn ratio(r: f64) -> Cell {
+        Cell::Number(r, Unit::Ratio)
+    }
+
+    pub fn bytes(n: u64) -> Cell {
+        Cell::Number(n as f64, Unit::Bytes)
+    }
+
+    pub fn count(n: u64) -> Cell {
+        Cell::Number(n as f64, Unit::Plain)
+    }
+
+    /// A timing's estimate, in nanoseconds.
+    pub fn time(e: &Estimate) -> Cell {
+        Cell::Estimate(*e, Unit::Nanos)
+    }
+
+    /// A ratio's estimate.
+    pub fn times(e: &Estimate) -> Cell {
+        Cell::Estimate(*e, Unit::Ratio)
+    }
+
+    /// The cell as it reads on the page (markdown).
+    pub fn markdown(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Number(v, unit) => match unit {
+                // Counts read best with separators, exactly.
+                Unit::Plain if v.fract() == 0.0 && v.abs() < 1e15 => {
+                    crate::render::fmt::thousands(v.abs() as u64)
+                }
+                _ => unit.show(*v),
+            },
+            Cell::Estimate(e, unit) => e.show(*unit),
+        }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell::Text(s)
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell::Text(s.to_string())
+    }
 }
 
 impl Table {
@@ -48,7 +118,8 @@ impl Table {
         self
     }
 
-    pub fn push(&mut self, row: Vec<String>) {
+    pub fn push<C: Into<Cell>>(&mut self, row: Vec<C>) {
+        let row: Vec<Cell> = row.into_iter().map(Into::into).collect();
         assert_eq!(
             row.len(),
             self.header.len(),

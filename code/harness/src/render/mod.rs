@@ -1,19 +1,45 @@
 //! Markdown for the page: exhibits, tables, verdicts and the provenance card.
 //! Everything here is emitted as blocks mdBook passes through untouched: no
 //! blank line inside an HTML element, a blank line around every block.
+pub mod blocks;
+pub mod csv;
+pub mod fmt;
+pub mod notes;
+pub mod svg;
+
 use std::fmt::Write;
 
 use crate::chapter::{Book, Run};
 use crate::claims::Verdict;
-use crate::exhibit::{Align, Block, Table};
-use crate::svg;
+use blocks::{Align, Block, Table};
 
-/// Escapes text for HTML element content and attribute values.
+/// The one escaping path for text that comes from outside the book's own
+/// words (a results file, a published dataset, a claim): safe in HTML
+/// element content, in quoted attribute values, in SVG text and in markdown
+/// (where the entities render as the characters they stand for).
+pub fn escape(s: &str) -> String {
+    html_escape::encode_quoted_attribute(s).into_owned()
+}
+
+/// [`escape`] for text that lands in markdown: code spans (`` `Vec<u8>` ``)
+/// are left as they are, since markdown shows their contents literally and
+/// safely; everything else is escaped.
+pub fn escape_markdown(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return escape(s);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i % 2 == 1 { p.to_string() } else { escape(p) })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+/// Kept for the callers that still say what they escape for.
 pub fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    escape(s)
 }
 
 /// The little markdown a caption uses, as HTML: `[text](url)`, `` `code` ``
@@ -80,28 +106,13 @@ pub fn table(t: &Table) -> String {
         let _ = writeln!(
             out,
             "| {} |",
-            row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+            row.iter()
+                .map(|c| cell(&c.markdown()))
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
     }
     out.push('\n');
-    out
-}
-
-/// A table as CSV (RFC 4180 quoting), markdown emphasis and backticks removed.
-pub fn csv(t: &Table) -> String {
-    fn field(s: &str) -> String {
-        let plain = s.replace("**", "").replace('`', "");
-        if plain.contains([',', '"', '\n']) {
-            format!("\"{}\"", plain.replace('"', "\"\""))
-        } else {
-            plain
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(&t.header).chain(&t.rows) {
-        out.push_str(&row.iter().map(|c| field(c)).collect::<Vec<_>>().join(","));
-        out.push('\n');
-    }
     out
 }
 
@@ -113,7 +124,10 @@ pub fn downloads<D>(chapter: &str, book: &Book<D>, csv: &[String]) -> String {
         .iter()
         .filter(|r| !r.ephemeral)
         .filter_map(|r| r.path.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .map(|n| format!("<a href=\"results/{chapter}/{n}\" download>{n}</a>"))
+        .map(|n| {
+            let n = escape(&n);
+            format!("<a href=\"results/{chapter}/{n}\" download>{n}</a>")
+        })
         .collect();
     let tables: Vec<String> = csv
         .iter()
@@ -149,8 +163,12 @@ pub fn verdicts(vs: &[Verdict]) -> String {
     for v in vs {
         t.push(vec![
             format!("**{}**", v.claim.id),
-            format!("{} ({})", v.claim.statement, v.claim.source),
-            v.claim.rule.to_string(),
+            format!(
+                "{} ({})",
+                escape_markdown(v.claim.statement),
+                v.claim.source
+            ),
+            escape_markdown(v.claim.rule),
             v.machine.clone().unwrap_or_else(|| "none".into()),
             format!(
                 "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
@@ -188,6 +206,15 @@ fn status_notes<D>(book: &Book<D>) -> String {
                 book.chapter
             );
         }
+        if run.edited {
+            let _ = writeln!(
+                out,
+                "<p class=\"run-note edited\"><span class=\"badge edited\">edited</span> The \
+                 measured numbers of {} were changed after measurement: they no longer match the \
+                 checksum written with them. Read them as edited by hand, not as measured.</p>\n",
+                html_escape(run.machine())
+            );
+        }
     }
     out
 }
@@ -197,11 +224,11 @@ fn plural(n: usize, what: &str) -> String {
 }
 
 /// The speed probe's record (`cores::speed_probe_ns`) for the card.
-fn speed_row(c: Option<&crate::cores::CoresApart>) -> String {
+fn speed_row(c: Option<&crate::measure::cores::CoresApart>) -> String {
     let Some((c, p)) = c.and_then(|c| Some((c, c.probe?))) else {
         return "not recorded".into();
     };
-    let n = crate::fmt::nanos;
+    let n = crate::render::fmt::nanos;
     format!(
         "a fixed probe of copying and arithmetic took {} (median; {}–{}), timed before and \
          after each of {} timings",
@@ -217,6 +244,8 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
     let m = &p.machine;
     let badge = if run.ephemeral {
         " <span class=\"badge smoke\">smoke run</span>"
+    } else if run.edited {
+        " <span class=\"badge edited\">edited after measurement</span>"
     } else if run.stale {
         " <span class=\"badge stale\">stale</span>"
     } else {
@@ -243,7 +272,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         .cores_apart
         .as_ref()
         .map_or("not recorded".to_string(), |c| {
-            let s = crate::fmt::sig3;
+            let s = crate::render::fmt::sig3;
             let gate = match c.gate_ns {
                 None => "no gate".to_string(),
                 Some(g) => format!(
@@ -279,7 +308,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
                     "; up to {:.0} % in one timing, {stolen} of {} timings lost at least {:.0} %{again}",
                     max * 100.0,
                     c.timings,
-                    crate::cores::STOLEN * 100.0
+                    crate::measure::cores::STOLEN * 100.0
                 )
             });
         format!("{:.1} % of CPU time while measuring{per_timing}", share * 100.0)
@@ -289,7 +318,7 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
         ("CPU", m.cpu.clone()),
         ("Cores", m.cores.to_string()),
         ("Architecture", m.arch.clone()),
-        ("Memory", crate::fmt::bytes_h(m.memory_bytes as f64)),
+        ("Memory", crate::render::fmt::bytes_h(m.memory_bytes as f64)),
         ("OS", format!("{} (kernel {})", m.os, m.kernel)),
         (
             "TCP congestion control",
@@ -400,16 +429,10 @@ mod tests {
     }
 
     #[test]
-    fn csv_quotes_what_needs_quoting() {
-        let mut t = Table::new("", &["name", "bytes"]);
-        t.push(vec!["a, \"b\"".into(), "**1,024**".into()]);
-        assert_eq!(csv(&t), "name,bytes\n\"a, \"\"b\"\"\",\"1,024\"\n");
-    }
-
-    #[test]
     fn the_card_gives_the_time_thrown_away_only_when_the_file_has_it() {
         let run = |remeasured_s: Option<f64>| Run {
             path: "x.json".into(),
+            edited: false,
             provenance: crate::results::Provenance {
                 machine: crate::machine::Machine {
                     tcp_congestion_control: remeasured_s.map(|_| "bbr".into()),
@@ -424,7 +447,7 @@ mod tests {
                 wall_time_s: 1.0,
                 load_average_at_start: None,
                 busy_cores_at_start: None,
-                cores_apart: Some(crate::cores::CoresApart {
+                cores_apart: Some(crate::measure::cores::CoresApart {
                     gate_ns: Some(335.0),
                     timings: 40,
                     checks: 80,
@@ -438,7 +461,7 @@ mod tests {
                     steal_max: remeasured_s.map(|_| 0.31),
                     stolen_timings: remeasured_s.map(|_| 2),
                     steal_remeasured: remeasured_s.map(|_| 5),
-                    probe: remeasured_s.map(|_| crate::cores::Spread {
+                    probe: remeasured_s.map(|_| crate::measure::cores::Spread {
                         min_ns: 32_400.0,
                         median_ns: 35_020.0,
                         max_ns: 45_800.0,
@@ -509,7 +532,7 @@ mod tests {
     #[test]
     fn tables_are_pipe_tables_with_alignment_and_escaping() {
         let mut t = Table::new("Heap", &["channel", "bytes"]);
-        t.push(vec!["a|b".into(), "800".into()]);
+        t.push(vec!["a|b", "800"]);
         let md = table(&t);
         assert!(md.contains("**Table.** Heap\n"));
         assert!(md.contains("| channel | bytes |\n|:---|---:|\n| a\\|b | 800 |"));

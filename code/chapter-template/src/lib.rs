@@ -1,0 +1,14 @@
+//! A template chapter: is a crossbeam channel slower than a `Vec` for
+//! handing a batch of numbers from one place to another on one thread?
+//! Copy this crate to start a chapter (CONTRIBUTING.md walks the path).
+//!
+//! The variants, one module each, and the experiment's parameters:
+pub mod book;
+pub mod crossbeam_batch;
+pub mod vec_batch;
+
+/// Messages per batch, in every variant.
+pub const BATCH: u64 = 1_000;
+
+/// What every variant must deliver: the sum of `0..BATCH`.
+pub const EXPECTED_SUM: u64 = BATCH * (BATCH - 1) / 2;

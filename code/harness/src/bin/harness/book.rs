@@ -1,0 +1,125 @@
+//! The commands the book build runs: `render`, `export` and `check-book`.
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use anyhow::{bail, Result};
+
+use harness::check;
+use harness::registry::{self, ChapterInfo};
+use harness::results::Store;
+
+use crate::chapters::{binary, headline};
+
+pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<ExitCode> {
+    if chapter == "method" {
+        // The method page's exhibits belong to the book, not to one chapter.
+        if exhibit != "agreement" {
+            bail!("unknown exhibit {exhibit:?} for the method page: expected agreement");
+        }
+        let chapters: Vec<&'static ChapterInfo> = registry::chapters()?.iter().collect();
+        return match harness::agreement::exhibit(&store.root, &chapters, &headline) {
+            Ok(md) => {
+                print!("{md}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                // As a chapter does: into the page, where the build's check
+                // finds it and names the file at fault.
+                println!(
+                    "\n**render error** on the method page, exhibit `agreement`: {}\n",
+                    harness::render::escape(&format!("{e:#}"))
+                );
+                Err(e)
+            }
+        };
+    }
+    let info = registry::find(chapter)?;
+    let status = Command::new(binary(info)?)
+        .args(["render", exhibit, "--results"])
+        .arg(&store.root)
+        .status()?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+
+pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
+    for chapter in registry::chapters()?.iter() {
+        let status = Command::new(binary(chapter)?)
+            .arg("export")
+            .arg(book.join("results").join(&chapter.name))
+            .env("BOOK_RESULTS_DIR", &store.root)
+            .status()?;
+        if !status.success() {
+            bail!("exporting {} failed", chapter.name);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+
+pub(crate) fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
+    let out = Command::new(binary(info)?).arg("exhibits").output()?;
+    if !out.status.success() {
+        bail!("{} exhibits failed", info.name);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("claim\t"))
+        .filter_map(|l| l.split('\t').next())
+        .map(str::to_string)
+        .collect())
+}
+
+
+pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
+    let mut problems = check::check_includes(src)?;
+    let mut pages = vec![
+        ("introduction".to_string(), None),
+        ("method".into(), None),
+        ("reproduce".into(), None),
+    ];
+    pages.extend(
+        registry::chapters()?
+            .iter()
+            .map(|c| (c.name.to_string(), Some(c))),
+    );
+    for (page, chapter) in pages {
+        let html_path = book.join(format!("{page}.html"));
+        let Ok(html) = std::fs::read_to_string(&html_path) else {
+            problems.push(format!(
+                "{} is missing from the built book",
+                html_path.display()
+            ));
+            continue;
+        };
+        let markdown = std::fs::read_to_string(src.join(format!("{page}.md"))).unwrap_or_default();
+        let claims = match chapter {
+            Some(c) => claims_of(c)?,
+            _ => Vec::new(),
+        };
+        let label = format!("chapter {page} ({})", html_path.display());
+        problems.extend(check::check_page(
+            &label,
+            &html,
+            &check::exhibits_requested(&markdown),
+            &claims,
+        ));
+    }
+    if book.is_dir() {
+        problems.extend(check::check_links(book)?);
+    }
+    if problems.is_empty() {
+        println!("book check: every page present, every exhibit rendered, no errors");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for p in &problems {
+            eprintln!("book check: {p}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}
+

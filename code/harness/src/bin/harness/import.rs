@@ -1,0 +1,114 @@
+//! `harness import` and `harness convert`: results files from elsewhere,
+//! validated before anything is written.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use harness::registry;
+use harness::results::{write_atomically, Store};
+
+use crate::chapters::chapter_says;
+
+pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
+    if files.is_empty() {
+        bail!("name at least one results file to import");
+    }
+    // Validate everything first; copy only if every file passes.
+    let mut accepted = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", file.display()))?;
+        let chapter = value
+            .get("chapter")
+            .and_then(|c| c.as_str())
+            .with_context(|| format!("{} names no chapter", file.display()))?;
+        let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
+        if value["provenance"]["profile"].as_str() == Some("smoke") {
+            bail!(
+                "rejected {}: a smoke run only exercises the code and is never published; \
+                 measure with scripts/fresh --profile quick or full",
+                file.display()
+            );
+        }
+        // The chapter reads the file as the book will: schema, every value,
+        // file name = machine id, and the chapter's own checks.
+        chapter_says(info, "check", file).context("rejected")?;
+        let machine = value["provenance"]["machine"]["id"].as_str().unwrap_or("");
+        if machine.starts_with("published") {
+            bail!(
+                "rejected {}: machine id {machine:?} would read as a published dataset",
+                file.display()
+            );
+        }
+        let target = store.results_path(chapter, machine);
+        if accepted.iter().any(|(t, _)| *t == target) {
+            bail!(
+                "rejected {}: another file given holds {chapter} results of machine {machine:?} too",
+                file.display()
+            );
+        }
+        accepted.push((target, text));
+    }
+    for (target, text) in accepted {
+        let replaced = if target.exists() {
+            " (replacing that machine's earlier file)"
+        } else {
+            ""
+        };
+        write_atomically(&target, text.as_bytes())?;
+        println!("imported {}{replaced}", target.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+
+/// See `Cmd::Convert`. Every file is converted in memory and checked by its
+/// chapter before any is written.
+pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
+    if files.is_empty() {
+        bail!("convert: name the schema-1 results files to rewrite");
+    }
+    let mut converted = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let mut v: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", file.display()))?;
+        match v.get("schema_version").and_then(|n| n.as_u64()) {
+            Some(1) => {}
+            Some(n) => bail!("{} is schema {n}, not 1: nothing to convert", file.display()),
+            None => bail!("{} has no schema version", file.display()),
+        }
+        let checksum = harness::results::checksum(&v["data"])?;
+        let obj = v
+            .as_object_mut()
+            .with_context(|| format!("{} is not a JSON object", file.display()))?;
+        obj.insert("schema_version".into(), harness::results::SCHEMA_VERSION.into());
+        obj.insert("checksum".into(), checksum.into());
+        let mut bytes = serde_json::to_vec_pretty(&v)?;
+        bytes.push(b'\n');
+        converted.push((file.clone(), bytes));
+    }
+    let scratch = tempfile::tempdir()?;
+    for (file, bytes) in &converted {
+        let chapter = file
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+            .with_context(|| format!("{} is not in a chapter's folder", file.display()))?;
+        let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
+        let copy = scratch.path().join(chapter).join(file.file_name().unwrap_or_default());
+        write_atomically(&copy, bytes)?;
+        chapter_says(info, "check", &copy)
+            .with_context(|| format!("{} converted does not pass its chapter's checks", file.display()))?;
+    }
+    for (file, bytes) in &converted {
+        write_atomically(file, bytes)?;
+        println!("converted {} to schema {}", file.display(), harness::results::SCHEMA_VERSION);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+

@@ -1,0 +1,167 @@
+//! `harness`: the book's command line. It runs chapter binaries (which live
+//! beside it in the same target folder), imports results from other machines
+//! and checks the built book.
+mod book;
+mod chapters;
+mod compare;
+mod import;
+mod measure;
+mod status;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use harness::profile::Profile;
+use harness::registry;
+use harness::results::Store;
+
+#[derive(Parser)]
+#[command(about = "Measure, render and check the book: async Rust's channels and locks, measured")]
+struct Cli {
+    /// Results folder (default: code/results, or $BOOK_RESULTS_DIR).
+    #[arg(long, global = true)]
+    results: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Chapters, their results files and whether those are stale.
+    List,
+    /// The chapter registry (code/chapters.toml): names one a line, or the
+    /// whole entries as JSON (for scripts and the browser checks).
+    Chapters {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure chapters (default: every chapter) and write results atomically.
+    Measure {
+        chapters: Vec<String>,
+        #[arg(long, default_value = "quick")]
+        profile: Profile,
+        /// Stop a chapter when one experiment step runs longer than this many
+        /// seconds, naming the step; nothing is written for that chapter.
+        #[arg(long, default_value_t = 900)]
+        timeout: u64,
+        /// Kill a chapter's whole run after this many seconds.
+        #[arg(long, default_value_t = 7200)]
+        chapter_timeout: u64,
+        /// Only chapters whose results for this machine are missing or stale.
+        #[arg(long)]
+        stale: bool,
+        /// Hold every timing until two cores answer each other within this
+        /// many nanoseconds, or `none`; default: this machine's entry in
+        /// code/machines.toml (see `harness cores`).
+        #[arg(long, value_name = "NS|none")]
+        core_gate: Option<String>,
+    },
+    /// Check the round trip between two cores for a while and print how it
+    /// spread, with the gate for machines.toml it suggests (if any).
+    Cores {
+        /// How long to watch, in seconds.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
+    /// Print one exhibit of a chapter as markdown (what cmdrun puts on the page);
+    /// `method agreement` is the method page's.
+    Render { chapter: String, exhibit: String },
+    /// Validate results files from another machine and add them beside the others.
+    Import { files: Vec<PathBuf> },
+    /// Rewrite schema-1 results files as schema 2, in place (atomically). The
+    /// numbers are kept as measured; the fingerprint too, so the page calls
+    /// them stale until the chapter is measured again.
+    Convert { files: Vec<PathBuf> },
+    /// Copy every chapter's raw results (JSON) and tables (CSV) into the built book.
+    Export {
+        #[arg(default_value = "book")]
+        book: PathBuf,
+    },
+    /// Line up the headline estimates of two results folders (two runs of the
+    /// same machine, say) and report how far apart each pair is. Exits 1 if a
+    /// pair differs by more than `--within` percent.
+    Compare {
+        /// The earlier run's results folder.
+        a: PathBuf,
+        /// The later run's results folder.
+        b: PathBuf,
+        /// Chapters to compare (default: every chapter).
+        #[arg(long = "chapter")]
+        chapters: Vec<String>,
+        /// Largest difference, in percent of the earlier value, that counts as agreeing.
+        #[arg(long, default_value_t = harness::agreement::WITHIN_PERCENT)]
+        within: f64,
+    },
+    /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
+    CheckBook {
+        #[arg(default_value = "book")]
+        book: PathBuf,
+        #[arg(long, default_value = "src")]
+        src: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `harness list | head -3` would panic on the
+    // first line printed after `head` left. End quietly on it instead, as
+    // other command-line tools do.
+    #[cfg(unix)]
+    // SAFETY: restores the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = Cli::parse();
+    let store = Store::new(cli.results.clone().unwrap_or_else(Store::default_root));
+    let outcome = match cli.command {
+        Cmd::List => status::list(&store),
+        Cmd::Chapters { json } => registry::chapters().and_then(|all| {
+            if json {
+                println!("{}", serde_json::to_string(all)?);
+            } else {
+                for c in all {
+                    println!("{}", c.name);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
+        Cmd::Measure {
+            chapters,
+            profile,
+            timeout,
+            chapter_timeout,
+            stale,
+            core_gate,
+        } => measure::measure(
+            &store,
+            &chapters,
+            profile,
+            stale,
+            timeout,
+            Duration::from_secs(chapter_timeout),
+            core_gate.as_deref(),
+        ),
+        Cmd::Cores { seconds } => compare::survey_cores(Duration::from_secs(seconds)),
+        Cmd::Render { chapter, exhibit } => book::render(&store, &chapter, &exhibit),
+        Cmd::Import { files } => import::import(&store, &files),
+        Cmd::Convert { files } => import::convert(&files),
+        Cmd::Export { book } => book::export(&store, &book),
+        Cmd::CheckBook { book, src } => book::check_book(&book, &src),
+        Cmd::Compare {
+            a,
+            b,
+            chapters,
+            within,
+        } => compare::compare(&a, &b, &chapters, within),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+

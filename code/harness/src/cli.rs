@@ -1,0 +1,349 @@
+//! The command line every chapter binary shares (`measure`, `render`,
+//! `exhibits`, `check`, `export`, `headline`): `fn main() -> ExitCode {
+//! harness::chapter_main::<MyChapter>() }`.
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use serde::{Deserialize, Serialize};
+
+use crate::chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
+use crate::measure::machine::Machine;
+use crate::measure::measure_in_memory;
+use crate::measure::profile::Profile;
+use crate::measure::progress::Progress;
+use crate::render::blocks::{Block, Table};
+use crate::results::{read_results, ResultsFile, Store};
+use crate::values::Estimate;
+
+#[derive(Parser)]
+#[command(about = "Measure and render one chapter of the book")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the chapter's experiments and write this machine's results file.
+    Measure {
+        #[arg(long, default_value = "quick")]
+        profile: Profile,
+        /// Results folder (default: code/results, or $BOOK_RESULTS_DIR).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Stop the run if one experiment step takes longer than this many seconds.
+        #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
+        timeout: u64,
+    },
+    /// Print one exhibit as markdown (tables, inline SVG, verdicts).
+    Render {
+        exhibit: String,
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// Write the raw results (JSON) and every table (CSV) into a folder, for
+    /// download from the built book.
+    Export { dir: PathBuf },
+    /// List the chapter's exhibits, their kinds and its claims.
+    Exhibits,
+    /// Validate a results file (schema, chapter, provenance, sane values).
+    Check { files: Vec<PathBuf> },
+    /// Print the headline estimates and verdicts of one results file as JSON
+    /// (what `harness compare` lines up between two runs).
+    Headline { file: PathBuf },
+}
+
+/// What `headline` prints for one results file: the estimates the verdicts
+/// rest on, and the verdicts themselves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    pub estimates: Vec<HeadlineEstimate>,
+    pub verdicts: Vec<HeadlineVerdict>,
+}
+
+/// One headline estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineEstimate {
+    pub name: String,
+    pub estimate: Estimate,
+}
+
+/// One claim's outcome on one machine (`machine` empty when none decided it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineVerdict {
+    pub claim: String,
+    pub machine: String,
+    pub outcome: String,
+}
+
+/// Every exhibit of chapter `C`: its own, then the two the harness adds.
+pub fn exhibits<C: Chapter>() -> Vec<Exhibit<C::Data>> {
+    let own = C::EXHIBITS.iter().map(|e| Exhibit {
+        name: e.name,
+        kind: e.kind,
+        about: e.about,
+        render: e.render,
+    });
+    own.chain([
+        Exhibit {
+            name: "provenance",
+            kind: ExhibitKind::Text,
+            about: "where the numbers come from: machine, compiler, crates, noise, downloads",
+            render: |_| Ok(Vec::new()),
+        },
+        Exhibit {
+            name: "precision",
+            kind: ExhibitKind::Table,
+            about: "how precise each headline estimate is, per machine",
+            render: crate::render::notes::precision::<C>,
+        },
+    ])
+    .collect()
+}
+
+/// The exhibit named `name`, or an error listing the names there are.
+fn exhibit<C: Chapter>(name: &str) -> Result<Exhibit<C::Data>> {
+    let all = exhibits::<C>();
+    let names: Vec<&str> = all.iter().map(|e| e.name).collect();
+    match all.into_iter().find(|e| e.name == name) {
+        Some(e) => Ok(e),
+        None => bail!(
+            "unknown exhibit {name:?} for chapter {}: expected one of {}",
+            C::NAME,
+            names.join(", ")
+        ),
+    }
+}
+
+/// The verdicts every verdict exhibit of the chapter gives, over `book`.
+pub fn verdicts_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Verdict>> {
+    let mut out = Vec::new();
+    for e in C::EXHIBITS
+        .iter()
+        .filter(|e| e.kind == ExhibitKind::Verdicts)
+    {
+        for block in (e.render)(book)? {
+            if let Block::Verdicts(vs) = block {
+                out.extend(vs);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The headline of one results file (see `Headline`).
+pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
+    let file = check_file::<C>(path)?;
+    let estimates = C::headline(&file.data)
+        .into_iter()
+        .map(|(name, estimate)| HeadlineEstimate { name, estimate })
+        .collect();
+    let book = Book {
+        chapter: C::NAME,
+        runs: vec![Run {
+            path: path.to_path_buf(),
+            stale: false,
+            edited: false,
+            ephemeral: false,
+            provenance: file.provenance,
+            data: file.data,
+        }],
+        store: Store::new(
+            path.parent()
+                .and_then(Path::parent)
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        ),
+    };
+    let verdicts = verdicts_of::<C>(&book)?
+        .into_iter()
+        .map(|v| HeadlineVerdict {
+            claim: v.claim.id.to_string(),
+            machine: v.machine.unwrap_or_default(),
+            outcome: v.outcome.label().to_string(),
+        })
+        .collect();
+    Ok(Headline {
+        estimates,
+        verdicts,
+    })
+}
+
+/// `fn main() -> ExitCode { harness::chapter_main::<MyChapter>() }`
+pub fn chapter_main<C: Chapter>() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        None => measure::<C>(Profile::Quick, &Store::new(Store::default_root()), 900).map(|_| ()),
+        Some(Command::Measure {
+            profile,
+            results,
+            timeout,
+        }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            measure::<C>(profile, &store, timeout).map(|_| ())
+        }
+        Some(Command::Render { exhibit, results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            match render_exhibit::<C>(&exhibit, &store) {
+                Ok(markdown) => {
+                    print!("{markdown}");
+                    Ok(())
+                }
+                Err(e) => {
+                    // cmdrun shows stdout in the page; scripts/build looks for this.
+                    println!(
+                        "\n**render error** in chapter `{}`, exhibit `{}`: {}\n",
+                        C::NAME,
+                        crate::render::escape(&exhibit),
+                        crate::render::escape(&format!("{e:#}"))
+                    );
+                    Err(e)
+                }
+            }
+        }
+        Some(Command::Export { dir }) => {
+            export::<C>(&Store::new(Store::default_root()), &dir).map(|n| {
+                eprintln!("{}: {n} files written to {}", C::NAME, dir.display());
+            })
+        }
+        Some(Command::Exhibits) => {
+            for e in exhibits::<C>() {
+                println!("{}\t{:?}\t{}", e.name, e.kind, e.about);
+            }
+            for c in C::CLAIMS {
+                println!("claim\t{}\t{}", c.id, c.statement);
+            }
+            Ok(())
+        }
+        Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
+            println!("{}", serde_json::to_string_pretty(&h)?);
+            Ok(())
+        }),
+        Some(Command::Check { files }) => files.iter().try_for_each(|f| {
+            let file = check_file::<C>(f)?;
+            println!(
+                "ok: {} ({} results from {}, {} profile)",
+                f.display(),
+                C::NAME,
+                file.provenance.machine.id,
+                file.provenance.profile
+            );
+            Ok(())
+        }),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads and fully validates a results file of chapter `C`: the schema and
+/// every value in it (`results::read_results`), then the chapter's checks.
+pub fn check_file<C: Chapter>(path: &Path) -> Result<ResultsFile<C::Data>> {
+    let file: ResultsFile<C::Data> = read_results(path, C::NAME)?;
+    C::check(&file.data)
+        .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+    Ok(file)
+}
+
+/// Measures and writes this machine's results file. Refuses to start when the
+/// file it would replace is unreadable: a corrupt or foreign file is evidence
+/// someone should look at, not something to overwrite silently.
+pub fn measure<C: Chapter>(
+    profile: Profile,
+    store: &Store,
+    step_timeout_s: u64,
+) -> Result<PathBuf> {
+    if step_timeout_s == 0 {
+        bail!("--timeout 0 would stop the run before its first step: give at least 1 second");
+    }
+    crate::process::die_with_parent()?;
+    let store = &store.for_profile(profile);
+    let target = store.results_path(C::NAME, &Machine::detect().id);
+    if target.exists() {
+        read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
+            format!(
+                "refusing to replace {}: move it away or delete it first",
+                target.display()
+            )
+        })?;
+    }
+    let progress =
+        Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
+    let (file, progress) = measure_in_memory::<C>(profile, progress)?;
+    progress.finish();
+    crate::process::parent_still_ours()?;
+    let path = store.write(&file)?;
+    eprintln!(
+        "{}: {} profile took {:.1} s; wrote {}",
+        C::NAME,
+        profile,
+        file.provenance.wall_time_s,
+        path.display()
+    );
+    Ok(path)
+}
+
+/// Every table the chapter's exhibits show, named `<exhibit>.csv`
+/// (`<exhibit>-2.csv`, ... when an exhibit shows several).
+pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> {
+    let mut out = Vec::new();
+    for e in C::EXHIBITS {
+        let found: Vec<_> = (e.render)(book)?
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        for (i, t) in found.into_iter().enumerate() {
+            let name = if i == 0 {
+                format!("{}.csv", e.name)
+            } else {
+                format!("{}-{}.csv", e.name, i + 1)
+            };
+            out.push((name, t));
+        }
+    }
+    Ok(out)
+}
+
+/// Copies the machines' results files and writes the tables as CSV into `dir`.
+pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let book = load_book::<C>(store)?;
+    let mut written = 0;
+    for run in book.runs.iter().filter(|r| !r.ephemeral) {
+        let name = run.path.file_name().context("results file has no name")?;
+        std::fs::copy(&run.path, dir.join(name))?;
+        written += 1;
+    }
+    for (name, table) in tables::<C>(&book)? {
+        std::fs::write(dir.join(name), crate::render::csv::table(&table)?)?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
+pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
+    let exhibit = exhibit::<C>(name)?;
+    let book = load_book::<C>(store)?;
+    if exhibit.name == "provenance" {
+        let csv: Vec<String> = tables::<C>(&book)?.into_iter().map(|(n, _)| n).collect();
+        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, &book, &[]);
+        md.push_str(&crate::render::downloads(C::NAME, &book, &csv));
+        return Ok(md);
+    }
+    let blocks = (exhibit.render)(&book)?;
+    Ok(crate::render::exhibit_markdown(
+        C::NAME,
+        exhibit.name,
+        &book,
+        &blocks,
+    ))
+}

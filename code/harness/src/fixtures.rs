@@ -1,0 +1,58 @@
+//! Test fixtures every chapter's tests share: a book of one synthetic run,
+//! with defaults for everything a test does not care about.
+use crate::chapter::{Book, Chapter, Run};
+use crate::claims::Verdict;
+use crate::measure::machine::Machine;
+use crate::measure::profile::Profile;
+use crate::render::blocks::Block;
+use crate::results::{Provenance, Store};
+
+/// Provenance of a synthetic run on this machine, in `profile`.
+pub fn provenance(profile: Profile) -> Provenance {
+    Provenance {
+        machine: Machine::detect(),
+        rustc: "rustc (test)".into(),
+        crates: Default::default(),
+        fingerprint: "test".into(),
+        profile,
+        date: "2026-01-01T00:00:00Z".into(),
+        wall_time_s: 1.0,
+        load_average_at_start: None,
+        busy_cores_at_start: None,
+        cores_apart: None,
+        steal_share: None,
+    }
+}
+
+/// A book of chapter `C` holding one synthetic run of `data`, with the
+/// committed published datasets.
+pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
+    Book {
+        chapter: C::NAME,
+        runs: vec![Run {
+            path: "synthetic.json".into(),
+            provenance: provenance(Profile::Smoke),
+            data,
+            stale: false,
+            edited: false,
+            ephemeral: true,
+        }],
+        store: Store::new(crate::code_dir().join("results")),
+    }
+}
+
+/// Every verdict chapter `C`'s verdict exhibits give on `data`, after the
+/// chapter's own checks pass on it.
+pub fn verdicts<C: Chapter>(data: C::Data) -> Vec<Verdict> {
+    C::check(&data).expect("synthetic data passes the chapter's checks");
+    crate::cli::verdicts_of::<C>(&book::<C>(data)).expect("verdict exhibits render")
+}
+
+/// The blocks exhibit `name` of chapter `C` renders from `book`.
+pub fn render<C: Chapter>(name: &str, book: &Book<C::Data>) -> Vec<Block> {
+    let e = C::EXHIBITS
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("chapter {} has no exhibit {name}", C::NAME));
+    (e.render)(book).unwrap_or_else(|err| panic!("exhibit {name}: {err:#}"))
+}

@@ -1,0 +1,290 @@
+//! The measuring half of the harness: everything that runs while a chapter
+//! measures and can move its numbers (criterion's timings, the bootstrap,
+//! the core gate, the machine's noise, the run's pipeline). The fingerprint
+//! of every chapter covers this folder, so a change here marks every
+//! chapter's results stale.
+pub mod cores;
+pub mod machine;
+pub mod profile;
+pub mod progress;
+mod quiet;
+pub mod stats;
+pub mod timing;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use criterion::Bencher;
+
+use crate::chapter::Chapter;
+use crate::results::fingerprint::{fingerprint, locked_versions};
+use crate::results::{Provenance, ResultsFile};
+use machine::{busy_cores, load_average, rustc_version, CpuCounters, Machine};
+use profile::Profile;
+use progress::Progress;
+use timing::{Sampling, Timing};
+
+/// The lab a chapter measures in: the profile, the progress shown to the
+/// person running it, and a scratch folder criterion writes into. Every
+/// timing goes through [`Lab::time`], which holds it to the run's core gate.
+pub struct Lab {
+    profile: Profile,
+    progress: Progress,
+    scratch: tempfile::TempDir,
+}
+
+impl Lab {
+    pub fn new(profile: Profile, progress: Progress) -> Result<Lab> {
+        Ok(Lab {
+            profile,
+            progress,
+            scratch: tempfile::tempdir().context("cannot create criterion's scratch folder")?,
+        })
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    /// Where criterion files its results while this lab measures.
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// Times `routine` with criterion (see `timing::measure`). `id` must be
+    /// unique within the lab: letters, digits, `-`, `_`, `.`.
+    pub fn time<F>(&self, id: &str, sampling: Sampling, routine: F) -> Result<Timing>
+    where
+        F: FnMut(&mut Bencher<'_>),
+    {
+        timing::measure(self.scratch(), sampling, id, routine)
+    }
+
+    fn into_progress(self) -> Progress {
+        self.progress
+    }
+}
+
+fn provenance<C: Chapter>(
+    profile: Profile,
+    started: Instant,
+    load: Option<f64>,
+    busy: Option<f64>,
+    cores_apart: Option<cores::CoresApart>,
+    steal_share: Option<f64>,
+) -> Result<Provenance> {
+    let code = crate::code_dir();
+    Ok(Provenance {
+        machine: Machine::detect(),
+        rustc: rustc_version().to_string(),
+        crates: locked_versions(&code, C::MEASURED_CRATES)?,
+        fingerprint: fingerprint(&code, C::NAME, profile)?,
+        profile,
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        wall_time_s: started.elapsed().as_secs_f64(),
+        load_average_at_start: load,
+        busy_cores_at_start: busy,
+        cores_apart,
+        steal_share,
+    })
+}
+
+/// Where criterion's own output goes while `chapter` measures.
+pub fn criterion_log(chapter: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("book-{chapter}-criterion.log"))
+}
+
+/// Measures, validates and builds the results file, without writing it.
+pub fn measure_in_memory<C: Chapter>(
+    profile: Profile,
+    progress: Progress,
+) -> Result<(ResultsFile<C::Data>, Progress)> {
+    let load = load_average();
+    // A second of sampling /proc/stat, before the clock starts: the load
+    // average alone would still count the chapter a fresh run measured just
+    // before this one.
+    let busy = busy_cores(std::time::Duration::from_secs(1));
+    let started = Instant::now();
+    progress.phase("start-up");
+    // criterion reports every benchmark on stdout and its progress and
+    // warnings on stderr. While measuring, the book's progress lines are what
+    // a person watches, so criterion's chatter goes to a log file.
+    let log = criterion_log(C::NAME);
+    progress.note(format_args!(
+        "criterion's own output goes to {}",
+        log.display()
+    ));
+    let gate = gate_for(profile)?;
+    let budget = retake_budget(profile)?;
+    if let Some(g) = gate {
+        progress.note(format_args!(
+            "each timing waits (up to {} s, {} s in all) until two cores answer each other \
+             within {} ns",
+            g.patience.as_secs(),
+            budget.as_secs(),
+            g.limit_ns
+        ));
+    }
+    cores::start_run(gate, budget);
+    let counters = CpuCounters::read();
+    let (data, progress) = {
+        let _quiet = quiet::QuietOutput::new(&log);
+        let lab = Lab::new(profile, progress)?;
+        let data = C::measure(&lab)?;
+        (data, lab.into_progress())
+    };
+    let steal_share = counters
+        .zip(CpuCounters::read())
+        .and_then(|(start, end)| start.steal_share_until(&end));
+    let cores_apart = cores::finish_run();
+    C::check(&data).context("the run's own results failed the chapter's checks")?;
+    let file = ResultsFile::new(
+        C::NAME,
+        provenance::<C>(profile, started, load, busy, cores_apart, steal_share)?,
+        data,
+    )?;
+    Ok((file, progress))
+}
+
+/// The gate this run's timings wait at (see `cores`): `cores::GATE_ENV` when
+/// set (how `harness measure --core-gate` passes it on), else this machine's
+/// entry in `machines.toml` for the quick and full profiles. Smoke runs only
+/// exercise the code, so they do not wait unless told to.
+fn gate_for(profile: Profile) -> Result<Option<cores::Gate>> {
+    if profile == Profile::Smoke && std::env::var_os(cores::GATE_ENV).is_none() {
+        return Ok(None);
+    }
+    cores::gate_for(&Machine::detect().id)
+}
+
+/// The most one run spends waiting at the gate and on timings it throws
+/// away (cores that drifted apart, or a hypervisor that stole a tenth of the
+/// time), over all the chapters it measures. Far spells of the book's
+/// machine lasted from seconds to a few minutes, so a quick run can sit one
+/// out; the cap keeps a machine stuck apart from stretching a quick run past
+/// ten minutes or a full one past an hour. Smoke runs only exercise the
+/// code: they measure nothing again.
+pub fn run_budget(profile: Profile) -> std::time::Duration {
+    std::time::Duration::from_secs(profile.pick(0, 150, 900))
+}
+
+/// What this chapter's run may spend: what `harness measure` left of the
+/// run's budget (`cores::BUDGET_ENV`), or the whole budget when the chapter
+/// runs on its own. Never more than the profile's budget.
+fn retake_budget(profile: Profile) -> Result<std::time::Duration> {
+    let env = cores::BUDGET_ENV;
+    let given = match std::env::var(env) {
+        Ok(v) => Some(v),
+        Err(std::env::VarError::NotPresent) => None,
+        Err(e) => bail!("{env}: {e}"),
+    };
+    budget_given(profile, given.as_deref())
+        .with_context(|| format!("{env}={}", given.unwrap_or_default()))
+}
+
+fn budget_given(profile: Profile, given: Option<&str>) -> Result<std::time::Duration> {
+    let whole = run_budget(profile);
+    Ok(match given {
+        Some(v) => cores::parse_budget(v)?.min(whole),
+        None => whole,
+    })
+}
+
+/// What a finished run spent of the budget: its waits at the gate and the
+/// timings it threw away, as its provenance records them.
+pub fn budget_spent(p: &Provenance) -> std::time::Duration {
+    p.cores_apart
+        .as_ref()
+        .map_or(std::time::Duration::ZERO, |c| {
+            std::time::Duration::from_secs_f64(
+                (c.waited_s + c.remeasured_s.unwrap_or(0.0)).max(0.0),
+            )
+        })
+}
+
+/// Measures and writes this machine's results file. Refuses to start when the
+/// file it would replace is unreadable: a corrupt or foreign file is evidence
+/// someone should look at, not something to overwrite silently.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::machine::Machine;
+
+    fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
+        let mut machine = Machine::detect();
+        machine.cores = 2;
+        Provenance {
+            machine,
+            rustc: "rustc 1.0".into(),
+            crates: Default::default(),
+            fingerprint: "abc".into(),
+            profile: Profile::Full,
+            date: "2026-01-01T00:00:00Z".into(),
+            wall_time_s: 1.0,
+            load_average_at_start: load,
+            busy_cores_at_start: busy,
+            cores_apart: None,
+            steal_share: None,
+        }
+    }
+
+    fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {
+        let mut p = provenance(Some(0.0), Some(0.0));
+        p.cores_apart = Some(crate::cores::CoresApart {
+            gate_ns,
+            timings: 40,
+            checks: 80,
+            min_ns,
+            median_ns: min_ns,
+            max_ns,
+            beyond_gate: beyond,
+            ..Default::default()
+        });
+        p
+    }
+
+    #[test]
+    fn a_run_measures_within_what_the_runs_before_it_left_of_the_budget() {
+        let secs = |d: std::time::Duration| d.as_secs_f64();
+        // On its own, a chapter has the profile's whole budget.
+        assert_eq!(secs(budget_given(Profile::Quick, None).unwrap()), 150.0);
+        assert_eq!(secs(budget_given(Profile::Full, None).unwrap()), 900.0);
+        assert_eq!(secs(budget_given(Profile::Smoke, None).unwrap()), 0.0);
+        // Under `harness measure`, what is left, never more than the whole.
+        assert_eq!(
+            secs(budget_given(Profile::Quick, Some("42.5")).unwrap()),
+            42.5
+        );
+        assert_eq!(secs(budget_given(Profile::Quick, Some("0")).unwrap()), 0.0);
+        assert_eq!(
+            secs(budget_given(Profile::Quick, Some("4000")).unwrap()),
+            150.0
+        );
+        assert_eq!(secs(budget_given(Profile::Smoke, Some("60")).unwrap()), 0.0);
+        for bad in ["soon", "-1", "NaN", ""] {
+            let err = budget_given(Profile::Quick, Some(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("is not a number of seconds"), "{bad:?}: {err}");
+        }
+        // What a run spent is its waits plus the timings it threw away.
+        assert_eq!(
+            budget_spent(&provenance(None, None)),
+            std::time::Duration::ZERO
+        );
+        let mut p = apart(Some(335.0), 50.0, 420.0, 2);
+        let c = p.cores_apart.as_mut().unwrap();
+        c.waited_s = 27.75;
+        c.remeasured_s = Some(2.25);
+        assert_eq!(secs(budget_spent(&p)), 30.0);
+        p.cores_apart.as_mut().unwrap().remeasured_s = None;
+        assert_eq!(secs(budget_spent(&p)), 27.75);
+    }
+
+}

@@ -1,0 +1,84 @@
+//! Criterion's chatter, out of the way while a chapter measures.
+use std::path::{Path, PathBuf};
+
+/// While measuring, criterion's chatter goes where nobody trips over it:
+/// file descriptor 1 (its reports) to /dev/null, descriptor 2 (its progress
+/// and warnings) to a log file, and the book's own progress lines to the
+/// saved terminal (see `progress::say`). Restored when dropped; a panic in
+/// between gets the log's tail on the real stderr, so its message is not
+/// lost. Unix only; elsewhere a no-op.
+pub(super) struct QuietOutput {
+    #[cfg(unix)]
+    saved: Option<(i32, i32)>,
+    #[cfg(unix)]
+    log: PathBuf,
+}
+
+impl QuietOutput {
+    pub(super) fn new(log: &Path) -> Self {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+            let file = std::fs::File::create(log);
+            let saved = match (null, file) {
+                // SAFETY: dup/dup2 on the process's own descriptors; `null`
+                // and `file` stay open until dup2 has copied them.
+                (Ok(null), Ok(file)) => unsafe {
+                    let (out, err) = (libc::dup(1), libc::dup(2));
+                    if out >= 0 && err >= 0 {
+                        super::progress::set_terminal(err);
+                        libc::dup2(null.as_raw_fd(), 1);
+                        libc::dup2(file.as_raw_fd(), 2);
+                        Some((out, err))
+                    } else {
+                        None
+                    }
+                },
+                _ => None,
+            };
+            QuietOutput {
+                saved,
+                log: log.to_path_buf(),
+            }
+        }
+        #[cfg(not(unix))]
+        QuietOutput {}
+    }
+}
+
+impl Drop for QuietOutput {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        #[cfg(unix)]
+        if let Some((out, err)) = self.saved {
+            // SAFETY: restores the descriptors saved in `new`.
+            unsafe {
+                libc::dup2(out, 1);
+                libc::dup2(err, 2);
+                libc::close(out);
+                libc::close(err);
+            }
+            super::progress::set_terminal(2);
+            if std::thread::panicking() {
+                if let Ok(text) = std::fs::read_to_string(&self.log) {
+                    let tail: String = text
+                        .chars()
+                        .rev()
+                        .take(4000)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    eprintln!("{tail}");
+                }
+            }
+        }
+    }
+}
+

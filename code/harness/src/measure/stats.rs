@@ -1,0 +1,253 @@
+//! Statistics on timings, done once: bootstrapped intervals of a statistic,
+//! of a ratio, of a paired ratio and of a ratio of sums, all on a seeded
+//! generator so a page renders the same interval on every build.
+use anyhow::{Context, Result};
+
+use super::timing::Timing;
+use crate::values::Estimate;
+
+impl Timing {
+    /// Draws a bootstrap resample of the samples into `out`: with replacement,
+    /// and for a pooled timing in two stages, as many repeats as there are
+    /// (with replacement), then samples within each drawn repeat.
+    pub(crate) fn resample(&self, starts: &[usize], rng: &mut Rng, out: &mut Vec<f64>) {
+        out.clear();
+        let xs = &self.per_sample_ns;
+        if self.repeats.len() < 2 {
+            let n = xs.len();
+            out.extend((0..n).map(|_| xs[rng.below(n)]));
+            return;
+        }
+        for _ in 0..self.repeats.len() {
+            let r = rng.below(self.repeats.len());
+            let (start, len) = (starts[r], self.repeats[r]);
+            out.extend((0..len).map(|_| xs[start + rng.below(len)]));
+        }
+    }
+
+    /// Where each repeat's samples start, after checking the repeats cover
+    /// the samples exactly (a results file is data from outside).
+    pub(crate) fn repeat_starts(&self) -> Result<Vec<usize>> {
+        if self.repeats.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.repeats.contains(&0)
+            || self.repeats.iter().sum::<usize>() != self.per_sample_ns.len()
+        {
+            anyhow::bail!(
+                "repeats {:?} do not cover the {} samples",
+                self.repeats,
+                self.per_sample_ns.len()
+            );
+        }
+        Ok(self
+            .repeats
+            .iter()
+            .scan(0, |at, len| {
+                let start = *at;
+                *at += len;
+                Some(start)
+            })
+            .collect())
+    }
+
+}
+
+/// Which of criterion's statistics a chapter's figures rest on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statistic {
+    Mean,
+    Median,
+}
+
+impl Statistic {
+    /// The statistic of `values` (which a median sorts in place).
+    pub fn of(self, values: &mut [f64]) -> f64 {
+        match self {
+            Statistic::Mean => values.iter().sum::<f64>() / values.len() as f64,
+            Statistic::Median => {
+                values.sort_by(f64::total_cmp);
+                let n = values.len();
+                if n % 2 == 1 {
+                    values[n / 2]
+                } else {
+                    (values[n / 2 - 1] + values[n / 2]) / 2.0
+                }
+            }
+        }
+    }
+}
+
+/// Resamples drawn for every bootstrapped interval.
+pub const RESAMPLES: usize = 10_000;
+
+/// A derived figure (`f` of each timing's `statistic`) with a 95% percentile
+/// bootstrap interval: every resample draws each timing's samples again with
+/// replacement, independently (repeats first for a pooled timing, see
+/// `Timing::pooled`), and evaluates `f` on the resampled statistics. The
+/// generator is seeded, so a page renders the same interval on every build. Fails when a timing kept no samples (a file written
+/// before they were stored).
+pub fn bootstrap<F>(timings: &[&Timing], statistic: Statistic, f: F) -> Result<Estimate>
+where
+    F: Fn(&[f64]) -> f64,
+{
+    if timings.is_empty() {
+        anyhow::bail!("nothing to bootstrap");
+    }
+    if let Some(i) = timings.iter().position(|t| t.per_sample_ns.is_empty()) {
+        anyhow::bail!("timing {i} kept no samples to resample (re-measure the chapter)");
+    }
+    let starts = timings
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.repeat_starts().with_context(|| format!("timing {i}")))
+        .collect::<Result<Vec<_>>>()?;
+    let point_stats: Vec<f64> = timings
+        .iter()
+        .map(|t| statistic.of(&mut t.per_sample_ns.clone()))
+        .collect();
+    let point = f(&point_stats);
+    let mut rng = Rng::seeded();
+    let mut stats = vec![0.0; timings.len()];
+    let mut scratch = Vec::new();
+    let mut draws = Vec::with_capacity(RESAMPLES);
+    for _ in 0..RESAMPLES {
+        for ((slot, t), starts) in stats.iter_mut().zip(timings).zip(&starts) {
+            t.resample(starts, &mut rng, &mut scratch);
+            *slot = statistic.of(&mut scratch);
+        }
+        let v = f(&stats);
+        if v.is_finite() {
+            draws.push(v);
+        }
+    }
+    percentile_interval("the derived figure", point, draws)
+}
+
+/// The 95% percentile interval of bootstrap `draws` (finite values only)
+/// around `point`; fails, naming `what`, when most of the `RESAMPLES` were
+/// undefined.
+fn percentile_interval(what: &str, point: f64, mut draws: Vec<f64>) -> Result<Estimate> {
+    if draws.len() < RESAMPLES / 2 {
+        anyhow::bail!("{what} is undefined on most resamples");
+    }
+    draws.sort_by(f64::total_cmp);
+    let at = |q: f64| draws[((draws.len() - 1) as f64 * q).round() as usize];
+    Ok(Estimate {
+        point_ns: point,
+        lower_ns: at(0.025).min(point),
+        upper_ns: at(0.975).max(point),
+    })
+}
+
+/// `statistic(a) / statistic(b)` with its bootstrapped 95% interval; when
+/// either timing kept no samples, the conservative crosswise interval.
+pub fn ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Estimate {
+    bootstrap(&[a, b], statistic, |s| s[0] / s[1])
+        .unwrap_or_else(|_| Estimate::ratio(a.estimate(statistic), b.estimate(statistic)))
+}
+
+/// Fewest pairs of repeats [`paired_ratio`] resamples: fewer give a
+/// bootstrap too few distinct draws to make an interval of.
+pub const MIN_PAIRS: usize = 4;
+
+/// `statistic(a) ÷ statistic(b)` for two pooled timings measured side by
+/// side, repeat by repeat (repeat `i` of each in the same stretch of the run,
+/// on the same rig): the geometric mean over repeats of each repeat's ratio,
+/// with a 95% percentile bootstrap interval that draws whole pairs with
+/// replacement. A state of the machine that held for one stretch moves both
+/// sides of its pair and cancels in their ratio, where pooling all samples
+/// first lets such states decide which of two speeds a pooled median lands
+/// on. Seeded like [`bootstrap`]. Fails unless both are pooled from the same
+/// number of repeats, at least [`MIN_PAIRS`], that cover their samples.
+pub fn paired_ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Estimate> {
+    let (ra, rb) = (a.repeats.len(), b.repeats.len());
+    if ra != rb || ra < MIN_PAIRS {
+        anyhow::bail!(
+            "a paired ratio needs two timings of the same number of repeats, at least {MIN_PAIRS}; \
+             these have {ra} and {rb}"
+        );
+    }
+    let per_repeat = |t: &Timing, which: &str| -> Result<Vec<f64>> {
+        let starts = t
+            .repeat_starts()
+            .with_context(|| format!("timing {which}"))?;
+        Ok(starts
+            .iter()
+            .zip(&t.repeats)
+            .map(|(&start, &len)| statistic.of(&mut t.per_sample_ns[start..start + len].to_vec()))
+            .collect())
+    };
+    let logs: Vec<f64> = per_repeat(a, "a")?
+        .into_iter()
+        .zip(per_repeat(b, "b")?)
+        .map(|(x, y)| (x / y).ln())
+        .collect();
+    let n = logs.len();
+    let point = (logs.iter().sum::<f64>() / n as f64).exp();
+    if !point.is_finite() || point <= 0.0 {
+        anyhow::bail!("a repeat's statistic is zero or not finite");
+    }
+    let mut rng = Rng::seeded();
+    let draws = (0..RESAMPLES)
+        .map(|_| ((0..n).map(|_| logs[rng.below(n)]).sum::<f64>() / n as f64).exp())
+        .filter(|v| v.is_finite())
+        .collect();
+    percentile_interval("the paired ratio", point, draws)
+}
+
+/// `Σ numerator ÷ Σ denominator` over independent rounds (say, messages and
+/// passes counted in each round of a point), with a 95% percentile bootstrap
+/// interval that draws whole rounds with replacement. The rounds are the
+/// unit because each is a separate stretch of the run: whatever state the
+/// machine was in, it held for a round. Seeded like [`bootstrap`]. Fails
+/// with fewer than two rounds (one round has no spread to draw from) or a
+/// zero total denominator.
+pub fn ratio_of_sums(rounds: &[(f64, f64)]) -> Result<Estimate> {
+    if rounds.len() < 2 {
+        anyhow::bail!(
+            "{} round(s) counted: an interval needs at least two",
+            rounds.len()
+        );
+    }
+    let of = |pick: &mut dyn FnMut() -> usize| {
+        let (mut num, mut den) = (0.0, 0.0);
+        for _ in 0..rounds.len() {
+            let (n, d) = rounds[pick()];
+            num += n;
+            den += d;
+        }
+        num / den
+    };
+    let mut i = 0;
+    let point = of(&mut || {
+        i += 1;
+        i - 1
+    });
+    if !point.is_finite() {
+        anyhow::bail!("the rounds' denominators sum to zero");
+    }
+    let mut rng = Rng::seeded();
+    let draws = (0..RESAMPLES)
+        .map(|_| of(&mut || rng.below(rounds.len())))
+        .filter(|v| v.is_finite())
+        .collect();
+    percentile_interval("the ratio", point, draws)
+}
+
+/// The generator behind every bootstrap: oorandom's PCG, seeded, so a page
+/// renders the same interval on every build.
+pub(crate) struct Rng(oorandom::Rand64);
+
+impl Rng {
+    pub(crate) fn seeded() -> Rng {
+        Rng(oorandom::Rand64::new(SEED))
+    }
+
+    /// Uniform in `0..n`.
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0.rand_range(0..n as u64) as usize
+    }
+}
+
+const SEED: u128 = 0x5eed_b00c;

@@ -1,0 +1,314 @@
+//! Freshness: a results file is stale when the code that produced it changed.
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+
+use crate::measure::profile::Profile;
+
+/// Hash of what decides a chapter's numbers: the chapter crate's manifest and
+/// `src/` (not its tests or benches), the measuring half of the harness
+/// (`harness/src/measure/`), the third-party packages the chapter depends on
+/// (its closure in `Cargo.lock`, dev-dependencies left out), the compiler and
+/// the profile. How a table or figure is drawn is left out on purpose:
+/// changing it must not make any chapter stale.
+pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
+    let crate_dir = code_dir.join(crate_name);
+    let mut files = vec![crate_dir.join("Cargo.toml")];
+    collect(&crate_dir.join("src"), &mut files)?;
+    collect(&code_dir.join(MEASURING_HALF), &mut files)?;
+    let mut hasher = Sha256::new();
+    for package in third_party_closure(code_dir, crate_name)? {
+        hasher.update(package.as_bytes());
+        hasher.update([0]);
+    }
+    for file in &files {
+        let rel = file.strip_prefix(code_dir).unwrap_or(file);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        let bytes = fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        hasher.update(&bytes);
+        hasher.update([0]);
+    }
+    hasher.update(crate::measure::machine::rustc_version().as_bytes());
+    hasher.update(profile.name().as_bytes());
+    let digest = hasher.finalize();
+    Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
+
+/// The harness's measuring half, relative to `code/`.
+pub const MEASURING_HALF: &str = "harness/src/measure";
+
+/// `name version source checksum` of every registry or git package that
+/// `crate_name` depends on, directly or through other packages, sorted. A
+/// workspace member's dev-dependencies (read from its manifest) are not
+/// followed: a test-only crate does not change what the chapter measures.
+fn third_party_closure(code_dir: &Path, crate_name: &str) -> Result<Vec<String>> {
+    let path = code_dir.join("Cargo.lock");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let lock: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let packages = lock
+        .get("package")
+        .and_then(|p| p.as_array())
+        .map(|ps| ps.as_slice())
+        .unwrap_or_default();
+    let field = |p: &toml::Value, k: &str| {
+        p.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    // A dependency names a package as `name`, `name version` or
+    // `name version (source)`.
+    let find = |dep: &str| {
+        let mut words = dep.split_whitespace();
+        let (name, version) = (words.next().unwrap_or(""), words.next());
+        packages.iter().position(|p| {
+            field(p, "name") == name && version.is_none_or(|v| field(p, "version") == v)
+        })
+    };
+    let start = packages
+        .iter()
+        .position(|p| field(p, "name") == crate_name && p.get("source").is_none())
+        .with_context(|| format!("{crate_name} is not a workspace member in {}", path.display()))?;
+    let mut seen = vec![false; packages.len()];
+    let mut queue = vec![start];
+    seen[start] = true;
+    let mut out = Vec::new();
+    while let Some(i) = queue.pop() {
+        let p = &packages[i];
+        let member = p.get("source").is_none();
+        if member {
+            let dev_only = dev_only_dependencies(code_dir, &field(p, "name"))?;
+            for dep in dependencies(p) {
+                let name = dep.split_whitespace().next().unwrap_or("");
+                if dev_only.iter().any(|d| d == name) {
+                    continue;
+                }
+                if let Some(j) = find(&dep).filter(|&j| !seen[j]) {
+                    seen[j] = true;
+                    queue.push(j);
+                }
+            }
+        } else {
+            out.push(
+                ["name", "version", "source", "checksum"]
+                    .map(|k| field(p, k))
+                    .join(" "),
+            );
+            for dep in dependencies(p) {
+                if let Some(j) = find(&dep).filter(|&j| !seen[j]) {
+                    seen[j] = true;
+                    queue.push(j);
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn dependencies(p: &toml::Value) -> Vec<String> {
+    p.get("dependencies")
+        .and_then(|d| d.as_array())
+        .map(|ds| {
+            ds.iter()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The names a workspace member lists under `[dev-dependencies]` and
+/// nowhere else (its folder is its name, as every member's is here).
+fn dev_only_dependencies(code_dir: &Path, member: &str) -> Result<Vec<String>> {
+    let path = code_dir.join(member).join("Cargo.toml");
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    let manifest: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let names = |table: &str| -> Vec<String> {
+        manifest
+            .get(table)
+            .and_then(|t| t.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let normal = [names("dependencies"), names("build-dependencies")].concat();
+    Ok(names("dev-dependencies")
+        .into_iter()
+        .filter(|d| !normal.contains(d))
+        .collect())
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Versions of `names` as locked in `Cargo.lock` (first match per name).
+pub fn locked_versions(
+    code_dir: &Path,
+    names: &[&str],
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let path = code_dir.join("Cargo.lock");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let lock: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let packages = lock
+        .get("package")
+        .and_then(|p| p.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut out = std::collections::BTreeMap::new();
+    for name in names {
+        let version = packages
+            .iter()
+            .find(|p| p.get("name").and_then(|n| n.as_str()) == Some(name))
+            .and_then(|p| p.get("version").and_then(|v| v.as_str()))
+            .with_context(|| format!("{name} is not in {}", path.display()))?;
+        out.insert(name.to_string(), version.to_string());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workspace of two chapters (`demo`, `other`) and a harness whose
+    /// measuring half is one file, with tokio locked for `demo`.
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for (member, deps) in [("demo", "tokio = \"1\""), ("other", "")] {
+            fs::create_dir_all(d.join(member).join("src")).unwrap();
+            fs::write(
+                d.join(member).join("Cargo.toml"),
+                format!("[dependencies]\nharness = {{ path = \"../harness\" }}\n{deps}\n[dev-dependencies]\ntempfile = \"3\"\n"),
+            )
+            .unwrap();
+            fs::write(d.join(member).join("src/lib.rs"), "fn a() {}").unwrap();
+        }
+        fs::create_dir_all(d.join(MEASURING_HALF)).unwrap();
+        fs::create_dir_all(d.join("harness/src/render")).unwrap();
+        fs::write(d.join(MEASURING_HALF).join("timing.rs"), "fn t() {}").unwrap();
+        fs::write(d.join("harness/src/render/svg.rs"), "fn s() {}").unwrap();
+        fs::write(d.join("harness/Cargo.toml"), "[dependencies]\ncriterion = \"0.8\"\n").unwrap();
+        fs::write(d.join("Cargo.lock"), lock(&[], "1.2.3")).unwrap();
+        dir
+    }
+
+    fn registry(name: &str, version: &str, deps: &[&str]) -> String {
+        format!(
+            "[[package]]\nname = \"{name}\"\nversion = \"{version}\"\n\
+             source = \"registry+https://github.com/rust-lang/crates.io-index\"\n\
+             checksum = \"abc\"\ndependencies = [{}]\n\n",
+            deps.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ")
+        )
+    }
+
+    /// A lock file: `other` depends on `other_deps` besides the harness.
+    fn lock(other_deps: &[&str], tokio: &str) -> String {
+        let list = |ds: &[&str]| ds.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ");
+        let mut other = vec!["harness", "tempfile"];
+        other.extend_from_slice(other_deps);
+        format!(
+            "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\n\
+             dependencies = [\"harness\", \"tempfile\", \"tokio\"]\n\n\
+             [[package]]\nname = \"other\"\nversion = \"0.1.0\"\ndependencies = [{}]\n\n\
+             [[package]]\nname = \"harness\"\nversion = \"0.1.0\"\ndependencies = [\"criterion\"]\n\n{}{}{}{}",
+            list(&other),
+            registry("criterion", "0.8.0", &[]),
+            registry("tempfile", "3.0.0", &[]),
+            registry("tokio", tokio, &["bytes"]),
+            registry("bytes", "1.0.0", &[]) + &registry("kanal", "0.1.0", &[]),
+        )
+    }
+
+    fn both(dir: &Path) -> (String, String) {
+        (
+            fingerprint(dir, "demo", Profile::Quick).unwrap(),
+            fingerprint(dir, "other", Profile::Quick).unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_fingerprint_follows_what_decides_the_numbers() {
+        let dir = tree();
+        let d = dir.path();
+        let base = both(d);
+        assert_eq!(base, both(d), "the same tree hashes the same");
+        assert_ne!(base.0, fingerprint(d, "demo", Profile::Full).unwrap());
+
+        // A renderer edited: nothing stale.
+        fs::write(d.join("harness/src/render/svg.rs"), "fn s2() {}").unwrap();
+        assert_eq!(both(d), base);
+
+        // A measuring file of the harness edited: every chapter stale.
+        fs::write(d.join(MEASURING_HALF).join("timing.rs"), "fn t2() {}").unwrap();
+        let measured = both(d);
+        assert!(measured.0 != base.0 && measured.1 != base.1);
+
+        // A crate added to one chapter: only that chapter stale.
+        fs::write(d.join("Cargo.lock"), lock(&["kanal"], "1.2.3")).unwrap();
+        let added = both(d);
+        assert_eq!(added.0, measured.0);
+        assert_ne!(added.1, measured.1);
+
+        // Another release of a crate only `demo` uses (or its dependency).
+        fs::write(d.join("Cargo.lock"), lock(&["kanal"], "1.2.4")).unwrap();
+        let moved = both(d);
+        assert_ne!(moved.0, added.0);
+        assert_eq!(moved.1, added.1);
+
+        // A chapter's own source.
+        fs::write(d.join("demo/src/lib.rs"), "fn b() {}").unwrap();
+        assert_ne!(both(d).0, moved.0);
+
+        fs::write(d.join("Cargo.lock"), "[[package").unwrap();
+        let err = fingerprint(d, "demo", Profile::Quick).unwrap_err();
+        assert!(format!("{err:#}").contains("Cargo.lock"), "{err:#}");
+    }
+
+    #[test]
+    fn a_test_only_crate_stales_nothing() {
+        let dir = tree();
+        let d = dir.path();
+        let base = both(d);
+        // tempfile is a dev-dependency of both; bumping it changes no fingerprint.
+        let text = fs::read_to_string(d.join("Cargo.lock"))
+            .unwrap()
+            .replace("name = \"tempfile\"\nversion = \"3.0.0\"", "name = \"tempfile\"\nversion = \"3.9.0\"");
+        fs::write(d.join("Cargo.lock"), text).unwrap();
+        assert_eq!(both(d), base);
+    }
+
+    #[test]
+    fn versions_come_from_the_lock_file() {
+        let dir = tree();
+        let v = locked_versions(dir.path(), &["tokio"]).unwrap();
+        assert_eq!(v["tokio"], "1.2.3");
+        let err = locked_versions(dir.path(), &["flume"]).unwrap_err();
+        assert!(err.to_string().contains("flume"));
+    }
+}

@@ -1,0 +1,475 @@
+//! The results file: schema, provenance, loading with clear errors and every
+//! value validated, a checksum of the measured payload, atomic writes.
+pub mod fingerprint;
+pub mod published;
+mod validate;
+
+pub use validate::{is_slug, validate_values};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::measure::machine::Machine;
+use crate::measure::profile::Profile;
+
+pub const SCHEMA: &str = "async-rust-measured/results";
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Everything a reader needs to judge where a number came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub machine: Machine,
+    pub rustc: String,
+    /// Versions of the crates the chapter measures, read from Cargo.lock.
+    pub crates: BTreeMap<String, String>,
+    /// Hash of the chapter crate's sources, Cargo.lock, toolchain and profile.
+    pub fingerprint: String,
+    pub profile: Profile,
+    /// RFC 3339, UTC.
+    pub date: String,
+    pub wall_time_s: f64,
+    /// The one-minute load average (`None` where the system has none).
+    pub load_average_at_start: Option<f64>,
+    /// Cores' worth of CPU other work used in the second before measuring
+    /// (`machine::busy_cores`; `None` off Linux).
+    pub busy_cores_at_start: Option<f64>,
+    /// How far apart the cores were around each timing, and the gate the
+    /// timings waited at (`cores`); `None` for runs on one core.
+    pub cores_apart: Option<crate::measure::cores::CoresApart>,
+    /// Share of all CPU time, from the start of measuring to its end, that
+    /// the hypervisor gave to something else while this guest wanted it
+    /// (`steal` in `/proc/stat`; 0 on bare metal, `None` off Linux).
+    pub steal_share: Option<f64>,
+}
+
+impl Provenance {
+    /// Whether the code that made these results is still the code in `code/`:
+    /// the one staleness test used by render, `list` and `measure --stale`.
+    pub fn is_current(&self, chapter: &str) -> Result<bool> {
+        let now = crate::fingerprint::fingerprint(&crate::code_dir(), chapter, self.profile)?;
+        Ok(now == self.fingerprint)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsFile<D> {
+    pub schema: String,
+    pub schema_version: u32,
+    pub chapter: String,
+    pub provenance: Provenance,
+    /// SHA-256 of `data` as measured (see [`checksum`]): a file whose
+    /// numbers were edited afterwards is flagged on the page, not refused.
+    pub checksum: String,
+    pub data: D,
+}
+
+impl<D: Serialize> ResultsFile<D> {
+    pub fn new(chapter: &str, provenance: Provenance, data: D) -> Result<Self> {
+        let checksum = checksum(&serde_json::to_value(&data)?)?;
+        Ok(ResultsFile {
+            schema: SCHEMA.into(),
+            schema_version: SCHEMA_VERSION,
+            chapter: chapter.into(),
+            provenance,
+            checksum,
+            data,
+        })
+    }
+
+    /// Whether `data` is still what was measured.
+    pub fn checksum_matches(&self) -> Result<bool> {
+        Ok(checksum(&serde_json::to_value(&self.data)?)? == self.checksum)
+    }
+}
+
+/// SHA-256, in hex, of a measured payload in serde_json's compact form
+/// (object keys sorted, numbers in their shortest exact form).
+pub fn checksum(data: &serde_json::Value) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(serde_json::to_vec(data)?);
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Reads a results file, checking, in order, that it is JSON, that it is a
+/// results file of this book, of this schema version, of this chapter, and
+/// that its data has the chapter's layout. Every error names the file.
+pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<ResultsFile<D>> {
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read results file {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("results file {} is not valid JSON", path.display()))?;
+    let schema = value.get("schema").and_then(|s| s.as_str());
+    if schema != Some(SCHEMA) {
+        bail!(
+            "{} is not a results file of this book (schema {:?}, expected {SCHEMA:?})",
+            path.display(),
+            schema.unwrap_or("missing")
+        );
+    }
+    let version = value.get("schema_version").and_then(|v| v.as_u64());
+    if version == Some(1) {
+        bail!(
+            "{} is schema 1, which this harness no longer reads: re-measure it with \
+             scripts/fresh, or convert it with `code/target/release/harness convert {}`",
+            path.display(),
+            path.display()
+        );
+    }
+    if version != Some(SCHEMA_VERSION as u64) {
+        bail!(
+            "{} has results schema version {}, but this harness reads version {SCHEMA_VERSION}; \
+             re-measure it with scripts/fresh",
+            path.display(),
+            version.map_or("missing".to_string(), |v| v.to_string())
+        );
+    }
+    let found = value.get("chapter").and_then(|c| c.as_str()).unwrap_or("");
+    if found != chapter {
+        bail!(
+            "{} holds results of chapter {found:?}, not of chapter {chapter:?}",
+            path.display()
+        );
+    }
+    validate_values(&value).with_context(|| format!("{} holds an impossible value", path.display()))?;
+    let file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
+        anyhow::anyhow!(
+            "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
+            path.display(),
+            e.path(),
+            e.inner()
+        )
+    })?;
+    check_identity(path, chapter, &file.provenance)?;
+    Ok(file)
+}
+
+/// The file's name, its folder, the chapter and the machine inside must
+/// agree: `<results>/<chapter>/<machine-id>.json`. A copy under another name
+/// would otherwise show one machine twice.
+fn check_identity(path: &Path, chapter: &str, p: &Provenance) -> Result<()> {
+    let id = &p.machine.id;
+    if !is_slug(id) {
+        bail!(
+            "{}: machine id {:?} must be lowercase letters, digits, '_' and single '-'",
+            path.display(),
+            id
+        );
+    }
+    if !is_slug(&p.machine.arch) {
+        bail!(
+            "{}: architecture {:?} must be lowercase letters, digits and '_'",
+            path.display(),
+            p.machine.arch
+        );
+    }
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if stem != id {
+        bail!(
+            "{} holds results of machine {id:?}: a results file must be named after its \
+             machine ({id}.json)",
+            path.display()
+        );
+    }
+    let folder = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str());
+    if let Some(folder) = folder.filter(|f| is_slug(f) && *f != chapter) {
+        // Only a folder named like a chapter can disagree; a loose file
+        // checked by `harness import` lives anywhere.
+        if crate::registry::find(folder).is_ok() {
+            bail!(
+                "{} lies in the folder of chapter {folder:?} but holds chapter {chapter:?}",
+                path.display()
+            );
+        }
+    }
+    if p.rustc.is_empty() || p.fingerprint.is_empty() || p.date.is_empty() {
+        bail!(
+            "{}: provenance lacks rustc, fingerprint or date",
+            path.display()
+        );
+    }
+    if p.machine.cores == 0 {
+        bail!("{}: provenance counts no cores", path.display());
+    }
+    Ok(())
+}
+
+/// Writes to a temporary file in the same folder, then renames it over the
+/// target: a reader (or a crash) sees the old file or the new one, never half.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .with_context(|| format!("{} has no parent folder", path.display()))?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".partial-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    // Temporary files are private (0600); results are for everyone to read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot move the new results into {}", path.display()))?;
+    Ok(())
+}
+
+/// The committed results: `<root>/<chapter>/<machine-id>.json`, plus the
+/// published reference datasets `<root>/<chapter>/published-<name>.json`.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub root: PathBuf,
+}
+
+impl Store {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Store { root: root.into() }
+    }
+
+    /// `BOOK_RESULTS_DIR`, else `code/results` beside the harness crate.
+    pub fn default_root() -> PathBuf {
+        std::env::var_os("BOOK_RESULTS_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| crate::code_dir().join("results"))
+    }
+
+    /// `code/results`: the results the book publishes.
+    pub fn committed() -> PathBuf {
+        crate::code_dir().join("results")
+    }
+
+    /// Where smoke runs go instead of the committed results: they only
+    /// exercise the code and are never published.
+    pub fn smoke() -> PathBuf {
+        crate::code_dir().join("target").join("smoke-results")
+    }
+
+    /// Whether this store is the committed results folder.
+    pub fn is_committed(&self) -> bool {
+        let canon = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        canon(&self.root) == canon(&Store::committed())
+    }
+
+    /// The store a run of `profile` writes to: this one, except that a
+    /// smoke run never writes into the committed results.
+    pub fn for_profile(&self, profile: Profile) -> Store {
+        if profile == Profile::Smoke && self.is_committed() {
+            Store::new(Store::smoke())
+        } else {
+            self.clone()
+        }
+    }
+
+    pub fn chapter_dir(&self, chapter: &str) -> PathBuf {
+        self.root.join(chapter)
+    }
+
+    pub fn results_path(&self, chapter: &str, machine_id: &str) -> PathBuf {
+        self.chapter_dir(chapter).join(format!("{machine_id}.json"))
+    }
+
+    /// Paths of every machine's results for a chapter, sorted.
+    pub fn machine_files(&self, chapter: &str) -> Result<Vec<PathBuf>> {
+        let dir = self.chapter_dir(chapter);
+        if !dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut files = Vec::new();
+        for entry in fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.ends_with(".json") && !name.starts_with("published-") && !name.starts_with('.')
+            {
+                files.push(path);
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+
+    pub fn load_all<D: DeserializeOwned>(
+        &self,
+        chapter: &str,
+    ) -> Result<Vec<(PathBuf, ResultsFile<D>)>> {
+        let committed = self.is_committed();
+        self.machine_files(chapter)?
+            .into_iter()
+            .map(|p| {
+                let file: ResultsFile<D> = read_results(&p, chapter)?;
+                if committed && file.provenance.profile == Profile::Smoke {
+                    bail!(
+                        "{} is a smoke run, which is never published: measure it with \
+                         scripts/fresh (quick or full profile) or remove it",
+                        p.display()
+                    );
+                }
+                Ok((p, file))
+            })
+            .collect()
+    }
+
+    pub fn write<D: Serialize>(&self, file: &ResultsFile<D>) -> Result<PathBuf> {
+        let path = self.results_path(&file.chapter, &file.provenance.machine.id);
+        let mut bytes = serde_json::to_vec_pretty(file)?;
+        bytes.push(b'\n');
+        write_atomically(&path, &bytes)?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> ResultsFile<Vec<u32>> {
+        ResultsFile::new(
+            "alloc-probe",
+            Provenance {
+                machine: Machine {
+                    id: "m".into(),
+                    ..Machine::detect()
+                },
+                rustc: "rustc 1.0".into(),
+                crates: BTreeMap::from([("tokio".into(), "1.0.0".into())]),
+                fingerprint: "abc".into(),
+                profile: Profile::Smoke,
+                date: "2026-01-01T00:00:00Z".into(),
+                wall_time_s: 1.5,
+                load_average_at_start: Some(0.25),
+                busy_cores_at_start: Some(0.05),
+                cores_apart: None,
+                steal_share: Some(0.012),
+            },
+            vec![1, 2, 3],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn schema_2_round_trips_through_a_file_with_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let original = sample();
+        let path = store.write(&original).unwrap();
+        assert!(path.ends_with("alloc-probe/m.json"));
+        let back: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
+        assert_eq!(back.data, original.data);
+        assert_eq!(back.provenance, original.provenance);
+        assert_eq!(back.schema_version, 2);
+        assert!(back.checksum_matches().unwrap());
+        assert_eq!(store.machine_files("alloc-probe").unwrap(), vec![path.clone()]);
+        // Edited after measurement: read, but the checksum says so.
+        let text = fs::read_to_string(&path).unwrap().replacen("\n    2,", "\n    7,", 1);
+        fs::write(&path, text).unwrap();
+        let edited: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
+        assert_eq!(edited.data, vec![1, 7, 3]);
+        assert!(!edited.checksum_matches().unwrap());
+    }
+
+    #[test]
+    fn schema_1_is_refused_with_the_way_out() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 1.into();
+        let msg = error_of(&v.to_string());
+        assert!(
+            msg.contains("is schema 1, which this harness no longer reads: re-measure it with scripts/fresh, or convert it with `code/target/release/harness convert"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn the_name_the_folder_and_the_machine_must_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let path = store.write(&sample()).unwrap();
+        let copy = path.with_file_name("other.json");
+        fs::copy(&path, &copy).unwrap();
+        let msg = format!("{:#}", read_results::<Vec<u32>>(&copy, "alloc-probe").unwrap_err());
+        assert!(msg.contains("holds results of machine \"m\": a results file must be named after its machine (m.json)"), "{msg}");
+        let mut bad = sample();
+        bad.provenance.machine.id = "<script>".into();
+        let text = serde_json::to_string(&bad).unwrap();
+        let hostile = dir.path().join("alloc-probe").join("<script>.json");
+        fs::write(&hostile, text).unwrap();
+        let msg = format!("{:#}", read_results::<Vec<u32>>(&hostile, "alloc-probe").unwrap_err());
+        assert!(msg.contains("machine id \"<script>\" must be lowercase"), "{msg}");
+        let mut arch = sample();
+        arch.provenance.machine.arch = "x86<img src=x onerror=alert(1)>".into();
+        fs::write(&path, serde_json::to_string(&arch).unwrap()).unwrap();
+        let msg = format!("{:#}", read_results::<Vec<u32>>(&path, "alloc-probe").unwrap_err());
+        assert!(msg.contains("architecture"), "{msg}");
+        // A chapter's file in another chapter's folder.
+        let moved = dir.path().join("fan-in").join("m.json");
+        fs::create_dir_all(moved.parent().unwrap()).unwrap();
+        fs::write(&moved, serde_json::to_string(&sample()).unwrap()).unwrap();
+        let msg = format!("{:#}", read_results::<Vec<u32>>(&moved, "alloc-probe").unwrap_err());
+        assert!(msg.contains("lies in the folder of chapter \"fan-in\""), "{msg}");
+    }
+
+    #[test]
+    fn an_impossible_value_is_named_with_its_file_and_field() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["provenance"]["steal_share"] = 7.5.into();
+        let msg = error_of(&v.to_string());
+        assert!(msg.contains("holds an impossible value: provenance.steal_share = 7.5"), "{msg}");
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["provenance"]["cores_apart"] = serde_json::json!({"gate_ns": null});
+        let msg = error_of(&v.to_string());
+        assert!(msg.contains("at `provenance.cores_apart"), "{msg}");
+    }
+
+    fn write_raw(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join("alloc-probe").join("m.json");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn error_of(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_raw(dir.path(), text);
+        let err = read_results::<Vec<u32>>(&path, "alloc-probe").unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        msg
+    }
+
+    #[test]
+    fn bad_files_are_rejected_with_their_name_and_reason() {
+        assert!(error_of("{ not json").contains("not valid JSON"));
+        assert!(error_of(r#"{"hello": 1}"#).contains("not a results file"));
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 99.into();
+        assert!(error_of(&v.to_string()).contains("schema version 99"));
+        v["schema_version"] = SCHEMA_VERSION.into();
+        v["chapter"] = "mutex-swap".into();
+        assert!(error_of(&v.to_string()).contains("chapter \"mutex-swap\""));
+        v["chapter"] = "alloc-probe".into();
+        v["data"] = "oops".into();
+        assert!(error_of(&v.to_string()).contains("layout"));
+    }
+
+    #[test]
+    fn an_atomic_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.json");
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
