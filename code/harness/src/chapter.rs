@@ -80,6 +80,8 @@ pub struct Run<D> {
     pub edited: bool,
     /// Measured on the fly with the smoke profile because no results existed.
     pub ephemeral: bool,
+    /// The intervals drawn from `data` when it was measured.
+    pub derived: crate::measure::stats::Derived,
 }
 
 impl<D> Run<D> {
@@ -112,6 +114,15 @@ impl<D> Book<D> {
         )
     }
 
+    /// Every interval the runs' files carry (see `stats::Derived`).
+    pub fn derived(&self) -> crate::measure::stats::Derived {
+        let mut all = crate::measure::stats::Derived::default();
+        for run in &self.runs {
+            all.0.extend(run.derived.0.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        all
+    }
+
     /// The run of this machine if there is one, else the first (for single-machine exhibits).
     pub fn primary(&self) -> &Run<D> {
         let here = Machine::detect().id;
@@ -136,6 +147,7 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
             edited: !file.checksum_matches()?,
             provenance: file.provenance,
             data: file.data,
+            derived: file.derived,
             path,
             ephemeral: false,
         });
@@ -161,6 +173,7 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
                     C::NAME
                 );
                 let (file, _) = measure_in_memory::<C>(Profile::Smoke, Progress::new(C::NAME))?;
+                let file = crate::cli::derive::<C>(file, &path)?;
                 cache.write(&file)?;
                 file
             }
@@ -169,6 +182,7 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
             path,
             provenance: file.provenance,
             data: file.data,
+            derived: file.derived,
             stale: false,
             edited: false,
             ephemeral: true,

@@ -53,6 +53,9 @@ enum Command {
     /// Print the headline estimates and verdicts of one results file as JSON
     /// (what `harness compare` lines up between two runs).
     Headline { file: PathBuf },
+    /// Draw every interval the exhibits need from a results file's data and
+    /// store them in it (`harness convert` does this for converted files).
+    Derive { file: PathBuf },
 }
 
 /// What `headline` prints for one results file: the estimates the verdicts
@@ -136,6 +139,7 @@ pub fn verdicts_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims
 /// The headline of one results file (see `Headline`).
 pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
     let file = check_file::<C>(path)?;
+    let file_derived = file.derived.clone();
     let estimates = C::headline(&file.data)
         .into_iter()
         .map(|(name, estimate)| HeadlineEstimate { name, estimate })
@@ -149,6 +153,7 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
             ephemeral: false,
             provenance: file.provenance,
             data: file.data,
+            derived: Default::default(),
         }],
         store: Store::new(
             path.parent()
@@ -156,7 +161,9 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         ),
     };
-    let verdicts = verdicts_of::<C>(&book)?
+    let known = file_derived;
+    let verdicts = crate::measure::stats::remembering(known, || verdicts_of::<C>(&book))
+        .0?
         .into_iter()
         .map(|v| HeadlineVerdict {
             claim: v.claim.id.to_string(),
@@ -216,6 +223,12 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
             }
             Ok(())
         }
+        Some(Command::Derive { file }) => check_file::<C>(&file).and_then(|f| {
+            let f = derive::<C>(f, &file)?;
+            crate::results::write_atomically(&file, &f.to_bytes()?)?;
+            println!("{}: {} intervals drawn and stored", file.display(), f.derived.0.len());
+            Ok(())
+        }),
         Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
             println!("{}", serde_json::to_string_pretty(&h)?);
             Ok(())
@@ -275,6 +288,8 @@ pub fn measure<C: Chapter>(
     let progress =
         Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
     let (file, progress) = measure_in_memory::<C>(profile, progress)?;
+    progress.phase("drawing the exhibits' intervals");
+    let file = derive::<C>(file, &target)?;
     progress.finish();
     crate::process::parent_still_ours()?;
     let path = store.write(&file)?;
@@ -286,6 +301,41 @@ pub fn measure<C: Chapter>(
         path.display()
     );
     Ok(path)
+}
+
+/// `file` with every interval its exhibits draw from its data (see
+/// `stats::Derived`), found by rendering each exhibit once.
+pub fn derive<C: Chapter>(
+    file: ResultsFile<C::Data>,
+    path: &Path,
+) -> Result<ResultsFile<C::Data>> {
+    let ResultsFile {
+        provenance,
+        data,
+        derived,
+        ..
+    } = file;
+    let book = Book {
+        chapter: C::NAME,
+        runs: vec![Run {
+            path: path.to_path_buf(),
+            provenance,
+            data,
+            stale: false,
+            edited: false,
+            ephemeral: false,
+            derived: Default::default(),
+        }],
+        store: Store::new(Store::committed()),
+    };
+    let (rendered, derived) = crate::measure::stats::remembering(derived, || {
+        exhibits::<C>()
+            .iter()
+            .try_for_each(|e| (e.render)(&book).map(drop))
+    });
+    rendered.context("rendering the exhibits to draw their intervals")?;
+    let run = book.runs.into_iter().next().expect("one run");
+    ResultsFile::new(C::NAME, run.provenance, run.data)?.with_derived(derived)
 }
 
 /// Every table the chapter's exhibits show, named `<exhibit>.csv`
@@ -316,13 +366,15 @@ pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> 
 pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let book = load_book::<C>(store)?;
+    let known = book.derived();
+    let tables = crate::measure::stats::remembering(known, || tables::<C>(&book)).0?;
     let mut written = 0;
     for run in book.runs.iter().filter(|r| !r.ephemeral) {
         let name = run.path.file_name().context("results file has no name")?;
         std::fs::copy(&run.path, dir.join(name))?;
         written += 1;
     }
-    for (name, table) in tables::<C>(&book)? {
+    for (name, table) in tables {
         std::fs::write(dir.join(name), crate::render::csv::table(&table)?)?;
         written += 1;
     }
@@ -333,17 +385,22 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
 pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
     let exhibit = exhibit::<C>(name)?;
     let book = load_book::<C>(store)?;
+    let known = book.derived();
+    crate::measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
+}
+
+fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -> Result<String> {
     if exhibit.name == "provenance" {
-        let csv: Vec<String> = tables::<C>(&book)?.into_iter().map(|(n, _)| n).collect();
-        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, &book, &[]);
-        md.push_str(&crate::render::downloads(C::NAME, &book, &csv));
+        let csv: Vec<String> = tables::<C>(book)?.into_iter().map(|(n, _)| n).collect();
+        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
+        md.push_str(&crate::render::downloads(C::NAME, book, &csv));
         return Ok(md);
     }
-    let blocks = (exhibit.render)(&book)?;
+    let blocks = (exhibit.render)(book)?;
     Ok(crate::render::exhibit_markdown(
         C::NAME,
         exhibit.name,
-        &book,
+        book,
         &blocks,
     ))
 }

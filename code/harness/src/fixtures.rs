@@ -36,6 +36,7 @@ pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
             stale: false,
             edited: false,
             ephemeral: true,
+            derived: Default::default(),
         }],
         store: Store::new(crate::code_dir().join("results")),
     }

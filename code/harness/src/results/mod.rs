@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::machine::Machine;
 use crate::measure::profile::Profile;
+use crate::measure::stats::Derived;
 
 pub const SCHEMA: &str = "async-rust-measured/results";
 pub const SCHEMA_VERSION: u32 = 2;
@@ -63,36 +64,63 @@ pub struct ResultsFile<D> {
     pub schema_version: u32,
     pub chapter: String,
     pub provenance: Provenance,
-    /// SHA-256 of `data` as measured (see [`checksum`]): a file whose
-    /// numbers were edited afterwards is flagged on the page, not refused.
+    /// SHA-256 of `data` and `derived` as measured (see [`checksum`]): a
+    /// file whose numbers were edited afterwards is flagged on the page, not
+    /// refused.
     pub checksum: String,
     pub data: D,
+    /// The bootstrapped intervals the chapter's exhibits draw from `data`,
+    /// computed once when measuring so rendering only reads them.
+    pub derived: Derived,
 }
 
 impl<D: Serialize> ResultsFile<D> {
     pub fn new(chapter: &str, provenance: Provenance, data: D) -> Result<Self> {
-        let checksum = checksum(&serde_json::to_value(&data)?)?;
-        Ok(ResultsFile {
+        let mut file = ResultsFile {
             schema: SCHEMA.into(),
             schema_version: SCHEMA_VERSION,
             chapter: chapter.into(),
             provenance,
-            checksum,
+            checksum: String::new(),
             data,
-        })
+            derived: Derived::default(),
+        };
+        file.seal()?;
+        Ok(file)
     }
 
-    /// Whether `data` is still what was measured.
+    /// Records the intervals drawn from `data`, and seals the file again.
+    pub fn with_derived(mut self, derived: Derived) -> Result<Self> {
+        self.derived = derived;
+        self.seal()?;
+        Ok(self)
+    }
+
+    fn seal(&mut self) -> Result<()> {
+        self.checksum = checksum(&serde_json::to_value(&self.data)?, &self.derived)?;
+        Ok(())
+    }
+
+    /// The file as written: pretty JSON and a final newline.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec_pretty(self)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    /// Whether `data` and `derived` are still what was measured.
     pub fn checksum_matches(&self) -> Result<bool> {
-        Ok(checksum(&serde_json::to_value(&self.data)?)? == self.checksum)
+        Ok(checksum(&serde_json::to_value(&self.data)?, &self.derived)? == self.checksum)
     }
 }
 
-/// SHA-256, in hex, of a measured payload in serde_json's compact form
-/// (object keys sorted, numbers in their shortest exact form).
-pub fn checksum(data: &serde_json::Value) -> Result<String> {
+/// SHA-256, in hex, of a measured payload and its derived intervals in
+/// serde_json's compact form (object keys sorted, numbers in their
+/// shortest exact form).
+pub fn checksum(data: &serde_json::Value, derived: &Derived) -> Result<String> {
     use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(serde_json::to_vec(data)?);
+    let whole = serde_json::json!({ "data": data, "derived": derived });
+    let digest = Sha256::digest(serde_json::to_vec(&whole)?);
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -324,9 +352,7 @@ impl Store {
 
     pub fn write<D: Serialize>(&self, file: &ResultsFile<D>) -> Result<PathBuf> {
         let path = self.results_path(&file.chapter, &file.provenance.machine.id);
-        let mut bytes = serde_json::to_vec_pretty(file)?;
-        bytes.push(b'\n');
-        write_atomically(&path, &bytes)?;
+        write_atomically(&path, &file.to_bytes()?)?;
         Ok(path)
     }
 }

@@ -16,6 +16,7 @@
 //!
 //! Free text in the provenance (a CPU model, an OS name) is escaped wherever
 //! it is shown instead; ids and architectures must be slugs (`is_slug`).
+//! The intervals under `derived` may be of any sign, finite.
 //! Estimates (an interval that must contain its point) check themselves as
 //! they are read (`values::Estimate`).
 use anyhow::{bail, Result};
@@ -71,6 +72,9 @@ fn walk(v: &Value, path: &str, field: &str) -> Result<()> {
         }
         Value::Number(n) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
+            // Derived intervals may be of any sign (a difference); their
+            // order is checked as they are read (`Estimate`).
+            let field = if path.starts_with("derived") { "derived" } else { field };
             if let Some(why) = impossible(field, x) {
                 bail!("{path} = {n}: {why}");
             }
@@ -95,6 +99,9 @@ fn impossible(field: &str, x: f64) -> Option<String> {
     };
     if !x.is_finite() {
         return Some("not a finite number".into());
+    }
+    if field == "derived" {
+        return None;
     }
     if field == "per_sample_ns" {
         if x <= 0.0 {

@@ -82,17 +82,19 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
             Some(n) => bail!("{} is schema {n}, not 1: nothing to convert", file.display()),
             None => bail!("{} has no schema version", file.display()),
         }
-        let checksum = harness::results::checksum(&v["data"])?;
+        let checksum = harness::results::checksum(&v["data"], &Default::default())?;
         let obj = v
             .as_object_mut()
             .with_context(|| format!("{} is not a JSON object", file.display()))?;
         obj.insert("schema_version".into(), harness::results::SCHEMA_VERSION.into());
         obj.insert("checksum".into(), checksum.into());
+        obj.insert("derived".into(), serde_json::json!({}));
         let mut bytes = serde_json::to_vec_pretty(&v)?;
         bytes.push(b'\n');
         converted.push((file.clone(), bytes));
     }
     let scratch = tempfile::tempdir()?;
+    let mut staged = Vec::new();
     for (file, bytes) in &converted {
         let chapter = file
             .parent()
@@ -102,10 +104,11 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
         let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
         let copy = scratch.path().join(chapter).join(file.file_name().unwrap_or_default());
         write_atomically(&copy, bytes)?;
-        chapter_says(info, "check", &copy)
+        chapter_says(info, "derive", &copy)
             .with_context(|| format!("{} converted does not pass its chapter's checks", file.display()))?;
+        staged.push((file.clone(), std::fs::read(&copy)?));
     }
-    for (file, bytes) in &converted {
+    for (file, bytes) in &staged {
         write_atomically(file, bytes)?;
         println!("converted {} to schema {}", file.display(), harness::results::SCHEMA_VERSION);
     }
