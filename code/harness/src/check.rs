@@ -250,6 +250,55 @@ pub fn exhibits_requested(markdown: &str) -> Vec<String> {
         .collect()
 }
 
+/// The places that list the chapters must agree with the registry: the
+/// workspace has each chapter's crate, `src/SUMMARY.md` lists each page in
+/// the registry's order under its title, the README's table names each
+/// crate with its title, and the introduction links each page. Returns one
+/// line per disagreement.
+pub fn check_registry(root: &Path, chapters: &[crate::registry::ChapterInfo]) -> Result<Vec<String>> {
+    let read = |rel: &str| {
+        fs::read_to_string(root.join(rel)).with_context(|| format!("cannot read {rel}"))
+    };
+    let mut problems = Vec::new();
+    let workspace: toml::Value = toml::from_str(&read("code/Cargo.toml")?)
+        .context("code/Cargo.toml is not valid TOML")?;
+    let members: Vec<&str> = workspace
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .map(|m| m.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let summary = read("src/SUMMARY.md")?;
+    let readme = read("README.md")?;
+    let intro = read("src/introduction.md")?;
+    let mut last = 0;
+    for c in chapters {
+        let name = &c.name;
+        if !members.contains(&name.as_str()) {
+            problems.push(format!("code/Cargo.toml: the workspace lacks chapter crate {name}"));
+        }
+        let entry = format!("[{}]({name}.md)", c.title);
+        match summary.find(&entry) {
+            None => problems.push(format!("src/SUMMARY.md: no entry {entry}")),
+            Some(at) if at < last => problems.push(format!(
+                "src/SUMMARY.md: {entry} is out of the registry's order"
+            )),
+            Some(at) => last = at,
+        }
+        let row = format!("| {} | `code/{name}` |", c.title);
+        if !readme.contains(&row) {
+            problems.push(format!("README.md: the chapter table has no row starting {row}"));
+        }
+        if !intro.contains(&format!("({name}.md)")) {
+            problems.push(format!("src/introduction.md: no link to {name}.md"));
+        }
+        if !root.join("src").join(format!("{name}.md")).exists() {
+            problems.push(format!("src/{name}.md: the chapter has no page"));
+        }
+    }
+    Ok(problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +364,29 @@ mod tests {
         assert!(p
             .iter()
             .any(|m| m.contains("a.html#nope names a missing anchor")));
+    }
+
+    #[test]
+    fn the_committed_book_lists_every_chapter_of_the_registry() {
+        let root = crate::code_dir().parent().unwrap().to_path_buf();
+        let chapters = crate::registry::read(&crate::code_dir().join("chapters.toml")).unwrap();
+        let problems = check_registry(&root, &chapters).unwrap();
+        assert!(problems.is_empty(), "{problems:#?}");
+        // A chapter the registry gains but nothing else lists is caught, by name.
+        let mut more = chapters.clone();
+        more.push(crate::registry::ChapterInfo {
+            name: "sixth".into(),
+            title: "A sixth chapter".into(),
+            search: "sixth".into(),
+        });
+        let problems = check_registry(&root, &more).unwrap();
+        for place in ["code/Cargo.toml", "src/SUMMARY.md", "README.md", "src/introduction.md", "src/sixth.md"] {
+            assert!(problems.iter().any(|p| p.starts_with(place)), "{place}: {problems:#?}");
+        }
+        // And the order: the registry reversed.
+        let reversed: Vec<_> = chapters.iter().rev().cloned().collect();
+        let problems = check_registry(&root, &reversed).unwrap();
+        assert!(problems.iter().any(|p| p.contains("out of the registry's order")), "{problems:#?}");
     }
 
     #[test]

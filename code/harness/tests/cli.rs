@@ -201,3 +201,40 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.signal(), Some(13), "{:?}: {err}", out.status);
 }
+
+#[test]
+fn a_timeout_of_zero_is_refused_before_anything_runs() {
+    let (dir, file) = results_with_a_file();
+    for flag in ["--timeout=0", "--chapter-timeout=0"] {
+        let out = harness(&["measure", "alloc-probe", flag], dir.path());
+        refused(&out, "0 is not in 1..");
+        refused(&out, flag.trim_end_matches("=0"));
+    }
+    assert_eq!(fs::read_to_string(file).unwrap(), "precious");
+}
+
+#[test]
+fn the_registry_is_printed_for_scripts() {
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["chapters", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let all: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = all.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["fan-in", "mutex-swap", "mutex-cost", "alloc-probe", "channel-latency"]
+    );
+    assert!(all.iter().all(|c| c["title"].is_string() && c["search"].is_string()));
+    // Another registry, named by BOOK_CHAPTERS, replaces it; a broken one is named.
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("chapters.toml");
+    fs::write(&other, "[[chapter]]\nname = \"x\"\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("chapters")
+        .env("BOOK_CHAPTERS", &other)
+        .output()
+        .unwrap();
+    refused(&out, "is not a chapter registry");
+}

@@ -1,4 +1,5 @@
-//! Where a run happened: the provenance every results file carries.
+//! Where a run happened: the provenance every results file carries, and
+//! the machine's load around it. Linux's /proc is read through `procfs`.
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -88,13 +89,20 @@ pub fn slug(s: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
-fn cpuinfo_field(name: &str) -> Option<String> {
-    let text = fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim() == name)
-        .map(|(_, v)| v.trim().to_string())
-        .filter(|v| !v.is_empty())
+/// The first core's `model name` in /proc/cpuinfo (x86; arm64 has none).
+/// Linux only.
+fn cpuinfo_model() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        use procfs::Current;
+        procfs::CpuInfo::current()
+            .ok()?
+            .model_name(0)
+            .map(str::to_string)
+            .filter(|v| !v.is_empty())
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
 }
 
 fn command_output(cmd: &str, args: &[&str]) -> Option<String> {
@@ -105,7 +113,7 @@ fn command_output(cmd: &str, args: &[&str]) -> Option<String> {
 }
 
 fn cpu_model() -> Option<String> {
-    cpuinfo_field("model name")
+    cpuinfo_model()
         .or_else(|| {
             // arm64 Linux has no "model name"; lscpu knows the core's name.
             command_output("lscpu", &[]).and_then(|s| {
@@ -119,16 +127,13 @@ fn cpu_model() -> Option<String> {
 }
 
 fn memory_bytes() -> Option<u64> {
-    let text = fs::read_to_string("/proc/meminfo").ok();
-    if let Some(text) = text {
-        let kb = text
-            .lines()
-            .find(|l| l.starts_with("MemTotal:"))?
-            .split_whitespace()
-            .nth(1)?
-            .parse::<u64>()
-            .ok()?;
-        return Some(kb * 1024);
+    #[cfg(target_os = "linux")]
+    {
+        use procfs::Current;
+        // In bytes: procfs turns the file's kB into bytes.
+        if let Ok(m) = procfs::Meminfo::current() {
+            return Some(m.mem_total);
+        }
     }
     command_output("sysctl", &["-n", "hw.memsize"])?
         .parse()
@@ -238,7 +243,9 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// One-minute load average when a run starts, so a reader can see a busy machine.
+/// One-minute load average when a run starts, so a reader can see a busy
+/// machine. Read by hand: `procfs::LoadAverage` holds it as an `f32`, which
+/// would record 0.13 as 0.12999999523162842.
 pub fn load_average() -> Option<f64> {
     fs::read_to_string("/proc/loadavg")
         .ok()?
@@ -255,47 +262,46 @@ pub fn load_average() -> Option<f64> {
 /// chapter that finished a second ago, which is what a fresh run of several
 /// chapters would otherwise report as a busy machine. Linux only.
 pub fn busy_cores(window: Duration) -> Option<f64> {
-    let first = fs::read_to_string("/proc/stat").ok()?;
-    std::thread::sleep(window);
-    let second = fs::read_to_string("/proc/stat").ok()?;
-    // The aggregate line covers every CPU the kernel has, which may be more
-    // than this process may use, so scale by the kernel's own count.
-    busy_between(cpu_times(&first)?, cpu_times(&second)?, cpu_lines(&second))
+    #[cfg(target_os = "linux")]
+    {
+        let first = kernel_stats()?;
+        std::thread::sleep(window);
+        let second = kernel_stats()?;
+        // The aggregate line covers every CPU the kernel has, which may be
+        // more than this process may use, so scale by the kernel's own count.
+        busy_between(
+            cpu_times(&first.total)?,
+            cpu_times(&second.total)?,
+            second.cpu_time.len().max(1),
+        )
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = window;
+        None
+    }
 }
 
-fn cpu_lines(stat: &str) -> usize {
-    stat.lines()
-        .filter(|l| {
-            l.strip_prefix("cpu")
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .count()
-        .max(1)
+/// `/proc/stat`, parsed.
+#[cfg(target_os = "linux")]
+fn kernel_stats() -> Option<procfs::KernelStats> {
+    use procfs::CurrentSI;
+    procfs::KernelStats::current().ok()
 }
 
 /// (all jiffies, idle jiffies) from the aggregate `cpu` line of `/proc/stat`.
 /// Guest time is already inside user time, so only the first eight columns
-/// are summed; idle counts idle and iowait.
-fn cpu_times(stat: &str) -> Option<(u64, u64)> {
-    let cols = cpu_columns(stat)?;
-    if cols.len() < 5 {
-        return None;
-    }
-    Some((cols.iter().sum(), cols[3] + cols[4]))
+/// are summed; idle counts idle and iowait. `None` on kernels without
+/// iowait.
+#[cfg(target_os = "linux")]
+fn cpu_times(t: &procfs::CpuTime) -> Option<(u64, u64)> {
+    let iowait = t.iowait?;
+    let rest = [t.irq, t.softirq, t.steal].into_iter().flatten();
+    let all = t.user + t.nice + t.system + t.idle + iowait + rest.sum::<u64>();
+    Some((all, t.idle + iowait))
 }
 
-/// Up to the first eight columns of the aggregate `cpu` line (user, nice,
-/// system, idle, iowait, irq, softirq, steal); `None` without that line or
-/// when a column is not a number.
-fn cpu_columns(stat: &str) -> Option<Vec<u64>> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    line.split_whitespace()
-        .skip(1)
-        .take(8)
-        .map(|c| c.parse().ok())
-        .collect()
-}
-
+#[cfg(target_os = "linux")]
 fn busy_between(before: (u64, u64), after: (u64, u64), cores: usize) -> Option<f64> {
     let total = after.0.checked_sub(before.0)?;
     let idle = after.1.checked_sub(before.1)?;
@@ -317,15 +323,21 @@ pub struct CpuCounters {
 
 impl CpuCounters {
     pub fn read() -> Option<CpuCounters> {
-        CpuCounters::parse(&fs::read_to_string("/proc/stat").ok()?)
+        #[cfg(target_os = "linux")]
+        return CpuCounters::of(&kernel_stats()?.total);
+        #[cfg(not(target_os = "linux"))]
+        None
     }
 
-    fn parse(stat: &str) -> Option<CpuCounters> {
-        let cols = cpu_columns(stat)?;
-        // Kernels before 2.6.11 have no steal column.
-        (cols.len() == 8).then(|| CpuCounters {
-            total: cols.iter().sum(),
-            steal: cols[7],
+    /// The first eight columns of the aggregate `cpu` line (user, nice,
+    /// system, idle, iowait, irq, softirq, steal) and the last of them;
+    /// `None` on kernels before 2.6.11, which have no steal column.
+    #[cfg(target_os = "linux")]
+    fn of(t: &procfs::CpuTime) -> Option<CpuCounters> {
+        let (iowait, irq, softirq, steal) = (t.iowait?, t.irq?, t.softirq?, t.steal?);
+        Some(CpuCounters {
+            total: t.user + t.nice + t.system + t.idle + iowait + irq + softirq + steal,
+            steal,
         })
     }
 
@@ -365,11 +377,30 @@ pub fn rustc_version() -> &'static str {
 mod tests {
     use super::*;
 
+    /// `/proc/stat` with these cpu lines, parsed as the kernel's would be.
+    #[cfg(target_os = "linux")]
+    fn stat(cpu_lines: &str) -> Option<procfs::KernelStats> {
+        use procfs::FromBufReadSI;
+        let text = format!("{cpu_lines}intr 1 2 3\nctxt 1\nbtime 1\nprocesses 1\n");
+        let info = procfs::ExplicitSystemInfo {
+            boot_time_secs: 1,
+            ticks_per_second: 100,
+            page_size: 4096,
+            is_little_endian: cfg!(target_endian = "little"),
+        };
+        procfs::KernelStats::from_buf_read(text.as_bytes(), &info).ok()
+    }
+
+    #[cfg(target_os = "linux")]
+    fn counters(cpu_lines: &str) -> Option<CpuCounters> {
+        CpuCounters::of(&stat(cpu_lines)?.total)
+    }
+
     #[test]
+    #[cfg(target_os = "linux")]
     fn steal_is_the_eighth_column_over_all_time() {
-        let a =
-            CpuCounters::parse("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0\n").unwrap();
-        let b = CpuCounters::parse("cpu  200 0 100 830 70 0 0 100 40 0\n").unwrap();
+        let a = counters("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0\n").unwrap();
+        let b = counters("cpu  200 0 100 830 70 0 0 100 40 0\n").unwrap();
         assert_eq!(
             a,
             CpuCounters {
@@ -403,29 +434,49 @@ mod tests {
         assert_eq!(a.steal_share_until(&a), None);
         assert_eq!(a.steal_share_over(&a, 0), None);
         assert_eq!(b.steal_share_until(&a), None);
-        assert_eq!(CpuCounters::parse("cpu  1 2 3 4 5 6 7\n"), None);
-        assert_eq!(CpuCounters::parse("intr 1 2 3\n"), None);
+        assert_eq!(counters("cpu  1 2 3 4 5 6 7\n"), None);
+        assert_eq!(counters(""), None);
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn busy_cores_come_from_the_cpu_line() {
-        let a = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n";
+        let a = stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n").unwrap();
         // 200 more jiffies, 50 of them idle or iowait: 75 % busy.
-        let b = "cpu  200 0 100 830 70 0 0 0 40 0\ncpu0 100 0 50 415 35 0 0 0 20 0\n";
-        let (ta, ia) = cpu_times(a).unwrap();
-        let (tb, ib) = cpu_times(b).unwrap();
+        let b =
+            stat("cpu  200 0 100 830 70 0 0 0 40 0\ncpu0 100 0 50 415 35 0 0 0 20 0\n").unwrap();
+        let (ta, ia) = cpu_times(&a.total).unwrap();
+        let (tb, ib) = cpu_times(&b.total).unwrap();
         assert_eq!((ta, ia), (1000, 850));
         assert_eq!((tb, ib), (1200, 900));
-        assert_eq!(cpu_lines(b), 1);
-        assert_eq!(cpu_lines("cpu  1\ncpu0 1\ncpu1 1\ncpu12 1\nintr 0\n"), 3);
+        assert_eq!(b.cpu_time.len(), 1);
+        let three = "cpu  1 1 1 1\ncpu0 1 1 1 1\ncpu1 1 1 1 1\ncpu12 1 1 1 1\n";
+        assert_eq!(stat(three).unwrap().cpu_time.len(), 3);
         assert_eq!(busy_between((ta, ia), (tb, ib), 2), Some(1.5));
         // An idle interval and a clock that did not move.
         assert_eq!(busy_between((ta, ia), (ta + 100, ia + 100), 4), Some(0.0));
         assert_eq!(busy_between((ta, ia), (ta, ia), 2), None);
-        // Counters that went backwards or a file without a cpu line.
+        // Counters that went backwards, a file without a cpu line, a column
+        // that is not a number, a kernel without iowait.
         assert_eq!(busy_between((tb, ib), (ta, ia), 2), None);
-        assert_eq!(cpu_times("intr 1 2 3\n"), None);
-        assert_eq!(cpu_times("cpu  1 2 x 4 5\n"), None);
+        assert!(stat("").is_none());
+        assert!(stat("cpu  1 2 x 4 5\n").is_none());
+        assert_eq!(cpu_times(&stat("cpu  1 2 3 4\n").unwrap().total), None);
+    }
+
+    #[test]
+    fn the_running_kernel_is_read_where_there_is_one() {
+        // On Linux every reading works and agrees with the machine; off
+        // Linux there is none.
+        let linux = cfg!(target_os = "linux");
+        assert_eq!(CpuCounters::read().is_some(), linux);
+        assert_eq!(busy_cores(Duration::from_millis(50)).is_some(), linux);
+        if linux {
+            let busy = busy_cores(Duration::from_millis(50)).unwrap();
+            assert!(busy.is_finite() && busy >= 0.0, "{busy}");
+            assert!(memory_bytes().unwrap() > 1 << 20);
+            assert!(load_average().is_some());
+        }
     }
 
     #[test]

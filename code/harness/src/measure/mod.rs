@@ -26,20 +26,45 @@ use progress::Progress;
 use timing::{Sampling, Timing};
 
 /// The lab a chapter measures in: the profile, the progress shown to the
-/// person running it, and a scratch folder criterion writes into. Every
-/// timing goes through [`Lab::time`], which holds it to the run's core gate.
+/// person running it, a scratch folder criterion writes into, and the run's
+/// core gate with its record. Every timing goes through [`Lab::time`], which
+/// holds it to that gate.
 pub struct Lab {
     profile: Profile,
     progress: Progress,
     scratch: tempfile::TempDir,
+    gatekeeper: cores::Gatekeeper,
+    /// Criterion's output diverted for as long as the lab lives, in a run.
+    quiet: Option<quiet::QuietOutput>,
 }
 
 impl Lab {
+    /// A lab outside any run (tests): no gate, no budget to measure anything
+    /// again, and criterion's output left where it goes.
     pub fn new(profile: Profile, progress: Progress) -> Result<Lab> {
         Ok(Lab {
             profile,
             progress,
             scratch: tempfile::tempdir().context("cannot create criterion's scratch folder")?,
+            gatekeeper: cores::Gatekeeper::default(),
+            quiet: None,
+        })
+    }
+
+    /// The lab of one run: its timings go through `gatekeeper`, and while
+    /// it lives criterion's output goes to `log` and the progress to the
+    /// terminal (see `quiet::QuietOutput`).
+    fn for_run(
+        profile: Profile,
+        progress: Progress,
+        gatekeeper: cores::Gatekeeper,
+        log: &Path,
+    ) -> Result<Lab> {
+        let quiet = quiet::QuietOutput::new(log, progress.terminal());
+        Ok(Lab {
+            gatekeeper,
+            quiet: Some(quiet),
+            ..Lab::new(profile, progress)?
         })
     }
 
@@ -56,17 +81,27 @@ impl Lab {
         self.scratch.path()
     }
 
-    /// Times `routine` with criterion (see `timing::measure`). `id` must be
-    /// unique within the lab: letters, digits, `-`, `_`, `.`.
+    /// Times `routine` with criterion (see `timing::measure`) under the
+    /// run's gate. `id` must be unique within the lab: letters, digits, `-`,
+    /// `_`, `.`.
     pub fn time<F>(&self, id: &str, sampling: Sampling, routine: F) -> Result<Timing>
     where
         F: FnMut(&mut Bencher<'_>),
     {
-        timing::measure(self.scratch(), sampling, id, routine)
+        timing::measure(self.scratch(), sampling, id, &self.gatekeeper, routine)
     }
 
-    fn into_progress(self) -> Progress {
-        self.progress
+    /// Ends the lab: criterion's output restored, and the progress handed
+    /// back with what the run's checks of the cores found.
+    fn finish(self) -> (Progress, Option<cores::CoresApart>) {
+        let Lab {
+            progress,
+            gatekeeper,
+            quiet,
+            ..
+        } = self;
+        drop(quiet);
+        (progress, gatekeeper.finish())
     }
 }
 
@@ -94,9 +129,18 @@ fn provenance<C: Chapter>(
     })
 }
 
-/// Where criterion's own output goes while `chapter` measures.
-pub fn criterion_log(chapter: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("book-{chapter}-criterion.log"))
+/// Where criterion's own output goes while `chapter` measures: a new file
+/// of its own in the temporary folder, created exclusively (so a file or
+/// link someone left at a guessable name is never followed), readable only
+/// by its owner, and kept after the run for whoever wants to read it.
+pub fn criterion_log(chapter: &str) -> Result<PathBuf> {
+    let file = tempfile::Builder::new()
+        .prefix(&format!("book-{chapter}-criterion-"))
+        .suffix(".log")
+        .tempfile()
+        .context("cannot create a log file for criterion's output")?;
+    let (_, path) = file.keep().context("cannot keep criterion's log file")?;
+    Ok(path)
 }
 
 /// Measures, validates and builds the results file, without writing it.
@@ -114,7 +158,7 @@ pub fn measure_in_memory<C: Chapter>(
     // criterion reports every benchmark on stdout and its progress and
     // warnings on stderr. While measuring, the book's progress lines are what
     // a person watches, so criterion's chatter goes to a log file.
-    let log = criterion_log(C::NAME);
+    let log = criterion_log(C::NAME)?;
     progress.note(format_args!(
         "criterion's own output goes to {}",
         log.display()
@@ -130,18 +174,16 @@ pub fn measure_in_memory<C: Chapter>(
             g.limit_ns
         ));
     }
-    cores::start_run(gate, budget);
+    let gatekeeper = cores::Gatekeeper::new(gate, budget);
     let counters = CpuCounters::read();
-    let (data, progress) = {
-        let _quiet = quiet::QuietOutput::new(&log);
-        let lab = Lab::new(profile, progress)?;
+    let (data, (progress, cores_apart)) = {
+        let lab = Lab::for_run(profile, progress, gatekeeper, &log)?;
         let data = C::measure(&lab)?;
-        (data, lab.into_progress())
+        (data, lab.finish())
     };
     let steal_share = counters
         .zip(CpuCounters::read())
         .and_then(|(start, end)| start.steal_share_until(&end));
-    let cores_apart = cores::finish_run();
     C::check(&data).context("the run's own results failed the chapter's checks")?;
     let file = ResultsFile::new(
         C::NAME,
@@ -206,10 +248,6 @@ pub fn budget_spent(p: &Provenance) -> std::time::Duration {
             )
         })
 }
-
-/// Measures and writes this machine's results file. Refuses to start when the
-/// file it would replace is unreadable: a corrupt or foreign file is evidence
-/// someone should look at, not something to overwrite silently.
 
 #[cfg(test)]
 mod tests {
@@ -287,4 +325,27 @@ mod tests {
         assert_eq!(secs(budget_spent(&p)), 27.75);
     }
 
+
+    #[cfg(unix)]
+    #[test]
+    fn criterion_logs_are_new_private_files_that_follow_no_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, "keep me").unwrap();
+        // The name the log once had, planted as a link to someone's file.
+        let planted = std::env::temp_dir().join("book-planted-criterion.log");
+        let _ = std::fs::remove_file(&planted);
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        let a = criterion_log("planted").unwrap();
+        let b = criterion_log("planted").unwrap();
+        assert_ne!(a, b);
+        assert_ne!(a, planted);
+        let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+        for p in [a, b, planted] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }

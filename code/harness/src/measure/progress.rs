@@ -7,75 +7,87 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// The descriptor the book's own messages go to: stderr, or a copy of it
-/// while criterion's output is diverted to a log (see `chapter::QuietOutput`).
-static TERMINAL: AtomicI32 = AtomicI32::new(2);
+/// Where a `Progress` writes its lines and draws its bar: stderr (file
+/// descriptor 2), or the copy of it `quiet::QuietOutput` saved while
+/// criterion's output is diverted. Clones share the descriptor, so the bar
+/// and the watchdog follow a diversion the `Progress` was handed.
+#[derive(Clone, Debug)]
+pub(crate) struct Terminal(Arc<AtomicI32>);
 
-pub(crate) fn set_terminal(fd: i32) {
-    TERMINAL.store(fd, Ordering::SeqCst);
-}
-
-/// Writes one line to the person running the book (see `TERMINAL`).
-pub fn say(line: impl std::fmt::Display) {
-    write_terminal(&format!("{line}\n"));
-}
-
-fn write_terminal(text: &str) {
-    #[cfg(unix)]
-    {
-        use std::io::Write;
-        use std::os::unix::io::FromRawFd;
-        // SAFETY: the descriptor stays open for the process's life (2) or
-        // until `QuietOutput` restores it; ManuallyDrop never closes it.
-        let mut file = std::mem::ManuallyDrop::new(unsafe {
-            std::fs::File::from_raw_fd(TERMINAL.load(Ordering::SeqCst))
-        });
-        let _ = file.write_all(text.as_bytes());
-        let _ = file.flush();
+impl Terminal {
+    fn stderr() -> Self {
+        Terminal(Arc::new(AtomicI32::new(2)))
     }
-    #[cfg(not(unix))]
-    eprint!("{text}");
-}
 
-/// Moves the cursor `n` places (ANSI: A up, B down, C right, D left).
-fn cursor(n: usize, direction: char) -> std::io::Result<()> {
-    if n > 0 {
-        write_terminal(&format!("\x1b[{n}{direction}"));
+    /// From now on, write to `fd`, which stays open until `restore`.
+    pub(crate) fn divert(&self, fd: i32) {
+        self.0.store(fd, Ordering::SeqCst);
     }
-    Ok(())
+
+    /// From now on, write to stderr again.
+    pub(crate) fn restore(&self) {
+        self.0.store(2, Ordering::SeqCst);
+    }
+
+    /// Writes one line to the person running the book.
+    fn say(&self, line: impl std::fmt::Display) {
+        self.write(&format!("{line}\n"));
+    }
+
+    fn write(&self, text: &str) {
+        #[cfg(unix)]
+        {
+            use std::io::Write;
+            use std::os::unix::io::FromRawFd;
+            // SAFETY: the descriptor stays open for the process's life (2) or
+            // until `QuietOutput` has restored this terminal to 2 and closes
+            // it; ManuallyDrop never closes it.
+            let mut file = std::mem::ManuallyDrop::new(unsafe {
+                std::fs::File::from_raw_fd(self.0.load(Ordering::SeqCst))
+            });
+            let _ = file.write_all(text.as_bytes());
+            let _ = file.flush();
+        }
+        #[cfg(not(unix))]
+        eprint!("{text}");
+    }
+
+    /// Moves the cursor `n` places (ANSI: A up, B down, C right, D left).
+    fn cursor(&self, n: usize, direction: char) -> std::io::Result<()> {
+        if n > 0 {
+            self.write(&format!("\x1b[{n}{direction}"));
+        }
+        Ok(())
+    }
 }
 
-/// The progress bar's terminal: whatever `TERMINAL` is at the moment, with
-/// plain ANSI cursor moves.
-#[derive(Debug)]
-struct Terminal;
-
+/// The progress bar draws on the terminal with plain ANSI cursor moves.
 impl indicatif::TermLike for Terminal {
     fn width(&self) -> u16 {
         100
     }
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        cursor(n, 'A')
+        self.cursor(n, 'A')
     }
     fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        cursor(n, 'B')
+        self.cursor(n, 'B')
     }
     fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        cursor(n, 'C')
+        self.cursor(n, 'C')
     }
     fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        cursor(n, 'D')
+        self.cursor(n, 'D')
     }
     fn write_line(&self, s: &str) -> std::io::Result<()> {
-        write_terminal(&format!("{s}\n"));
+        self.write(&format!("{s}\n"));
         Ok(())
     }
     fn write_str(&self, s: &str) -> std::io::Result<()> {
-        write_terminal(s);
+        self.write(s);
         Ok(())
     }
     fn clear_line(&self) -> std::io::Result<()> {
-        write_terminal("\r\x1b[2K");
+        self.write("\r\x1b[2K");
         Ok(())
     }
     fn flush(&self) -> std::io::Result<()> {
@@ -88,6 +100,7 @@ pub struct Progress {
     bar: ProgressBar,
     started: Instant,
     lines: bool,
+    terminal: Terminal,
     state: Mutex<(u64, u64)>,
     /// The step under way and when it began, watched by the watchdog; none
     /// until the run announces its first phase or step.
@@ -97,12 +110,13 @@ pub struct Progress {
 impl Progress {
     pub fn new(chapter: &str) -> Self {
         let lines = !std::io::stderr().is_terminal();
+        let terminal = Terminal::stderr();
         let bar = if lines {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
         } else {
             let bar = ProgressBar::with_draw_target(
                 Some(0),
-                ProgressDrawTarget::term_like(Box::new(Terminal)),
+                ProgressDrawTarget::term_like(Box::new(terminal.clone())),
             );
             bar.set_style(
                 ProgressStyle::with_template(
@@ -119,6 +133,7 @@ impl Progress {
             bar,
             started: Instant::now(),
             lines,
+            terminal,
             state: Mutex::new((0, 0)),
             current: Arc::new(Mutex::new(None)),
         }
@@ -130,6 +145,7 @@ impl Progress {
     pub fn with_watchdog(self, limit: Duration) -> Self {
         let current = Arc::clone(&self.current);
         let chapter = self.chapter.clone();
+        let terminal = self.terminal.clone();
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_millis(100).min(limit));
             // Copy the step's name only when it overran: the alloc-probe
@@ -143,7 +159,7 @@ impl Progress {
                     .map(|(step, _)| step.clone())
             };
             if let Some(step) = overran {
-                say(format_args!(
+                terminal.say(format_args!(
                     "\nerror: {chapter}: step \"{step}\" ran longer than {} s and was stopped; \
                      no results were written and earlier results are untouched",
                     limit.as_secs_f64()
@@ -188,7 +204,7 @@ impl Progress {
             } else {
                 String::new()
             };
-            say(format_args!(
+            self.terminal.say(format_args!(
                 "[{} {}/{} {} elapsed{left}] {what}",
                 self.chapter,
                 done + 1,
@@ -213,7 +229,7 @@ impl Progress {
     /// A line for the person watching (not counted as a step).
     pub fn note(&self, what: impl std::fmt::Display) {
         if self.lines {
-            say(format_args!("[{}] {what}", self.chapter));
+            self.terminal.say(format_args!("[{}] {what}", self.chapter));
         } else {
             self.bar.println(format!("{what}"));
         }
@@ -225,6 +241,11 @@ impl Progress {
 
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// Where this progress writes (see `quiet::QuietOutput`).
+    pub(crate) fn terminal(&self) -> &Terminal {
+        &self.terminal
     }
 }
 

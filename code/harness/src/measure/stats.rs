@@ -378,3 +378,42 @@ impl Key {
         self.0.finalize()[..12].iter().map(|b| format!("{b:02x}")).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(base: f64) -> Timing {
+        Timing::of_samples((0..40).map(|i| base + (i % 7) as f64).collect()).unwrap()
+    }
+
+    #[test]
+    fn intervals_drawn_once_are_read_back_and_a_changed_formula_draws_again() {
+        let (a, b) = (timing(200.0), timing(100.0));
+        // Outside `remembering`, nothing is kept.
+        let plain = ratio(&a, &b, Statistic::Median);
+        let (first, known) = remembering(Derived::default(), || ratio(&a, &b, Statistic::Median));
+        assert_eq!(first, plain);
+        assert_eq!(known.0.len(), 1, "{known:?}");
+        // Stored intervals are what a later render reads: doctor the stored
+        // bounds and the doctored ones come back, so nothing was drawn.
+        let mut doctored = known.clone();
+        let e = doctored.0.values_mut().next().unwrap();
+        e.lower_ns = 0.5;
+        e.upper_ns = 9.0;
+        let (read, after) = remembering(doctored.clone(), || ratio(&a, &b, Statistic::Median));
+        assert_eq!((read.lower_ns, read.upper_ns), (0.5, 9.0));
+        assert_eq!(after, doctored);
+        // Other samples: another key, drawn afresh.
+        let c = timing(300.0);
+        let (other, more) = remembering(known.clone(), || ratio(&c, &b, Statistic::Median));
+        assert_ne!(other.point_ns, plain.point_ns);
+        assert_eq!(more.0.len(), 2);
+        // The same key with another point (a formula changed under its
+        // name): drawn again, not read.
+        let mut wrong = known;
+        wrong.0.values_mut().next().unwrap().point_ns = 42.0;
+        let (fresh, _) = remembering(wrong, || ratio(&a, &b, Statistic::Median));
+        assert_eq!(fresh, plain);
+    }
+}

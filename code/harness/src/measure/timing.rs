@@ -8,7 +8,11 @@ use anyhow::{Context, Result};
 use criterion::{Bencher, Criterion};
 use serde::{Deserialize, Serialize};
 
-pub use super::stats::{bootstrap, paired_ratio, ratio, ratio_of_sums, Statistic, MIN_PAIRS, RESAMPLES};
+use crate::cores::Gatekeeper;
+
+pub use super::stats::{
+    bootstrap, paired_ratio, ratio, ratio_of_sums, Statistic, MIN_PAIRS, RESAMPLES,
+};
 pub use crate::values::Estimate;
 
 /// One timing as stored in a results file: criterion's mean and median
@@ -181,8 +185,16 @@ impl From<Stat> for Estimate {
 }
 
 /// Times `routine` with criterion and returns its estimates. `id` must be
-/// unique within `scratch` (criterion files results under it).
-pub fn measure<F>(scratch: &Path, sampling: Sampling, id: &str, mut routine: F) -> Result<Timing>
+/// unique within `scratch` (criterion files results under it). The timing
+/// goes through `gatekeeper`, the run's gate (see `cores`); chapters time
+/// through `Lab::time`, which passes its own.
+pub fn measure<F>(
+    scratch: &Path,
+    sampling: Sampling,
+    id: &str,
+    gatekeeper: &Gatekeeper,
+    mut routine: F,
+) -> Result<Timing>
 where
     F: FnMut(&mut Bencher<'_>),
 {
@@ -198,8 +210,7 @@ where
     // runs and of the hypervisor's steal, under this run's gate (see
     // `cores`): a timing that met a far spell, or lost a tenth of its CPU
     // time, is measured again.
-    crate::cores::gated(
-        crate::cores::current_gate(),
+    gatekeeper.gated(
         crate::cores::round_trip_ns,
         crate::cores::speed_probe_ns,
         crate::machine::CpuCounters::read,
@@ -263,9 +274,15 @@ mod tests {
     fn criterion_estimates_come_back_with_an_interval() {
         let dir = tempfile::tempdir().unwrap();
         let scratch = dir.path();
-        let t = measure(scratch, Sampling::new(10, 50, 200), "sum-1-1000", |b| {
-            b.iter(|| (1..1000u64).map(std::hint::black_box).sum::<u64>())
-        })
+        // Outside a run: no gate, nothing measured again.
+        let outside = Gatekeeper::default();
+        let t = measure(
+            scratch,
+            Sampling::new(10, 50, 200),
+            "sum-1-1000",
+            &outside,
+            |b| b.iter(|| (1..1000u64).map(std::hint::black_box).sum::<u64>()),
+        )
         .unwrap();
         assert_eq!(t.samples, 10);
         assert!(t.iterations >= 10);
@@ -281,13 +298,18 @@ mod tests {
         );
         let median = Statistic::Median.of(&mut t.per_sample_ns.clone());
         assert!((median / t.median.point_ns - 1.0).abs() < 1e-9);
-        assert!(measure(scratch, Sampling::new(10, 1, 1), "a b", |b| b.iter(|| 1)).is_err());
+        assert!(
+            measure(scratch, Sampling::new(10, 1, 1), "a b", &outside, |b| b
+                .iter(|| 1))
+            .is_err()
+        );
 
         // Flat mode: every sample runs the same number of iterations.
         let flat = measure(
             scratch,
             Sampling::new(12, 20, 100).flat(),
             "sum-flat",
+            &outside,
             |b| b.iter(|| (1..1000u64).map(std::hint::black_box).sum::<u64>()),
         )
         .unwrap();

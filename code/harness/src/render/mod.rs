@@ -433,6 +433,7 @@ mod tests {
         let run = |remeasured_s: Option<f64>| Run {
             path: "x.json".into(),
             edited: false,
+            derived: Default::default(),
             provenance: crate::results::Provenance {
                 machine: crate::machine::Machine {
                     tcp_congestion_control: remeasured_s.map(|_| "bbr".into()),

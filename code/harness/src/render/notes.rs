@@ -204,9 +204,6 @@ pub fn precision<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
-/// Every table the chapter's exhibits show, named `<exhibit>.csv`
-/// (`<exhibit>-2.csv`, ... when an exhibit shows several).
-
 #[cfg(test)]
 mod tests {
     use super::*;

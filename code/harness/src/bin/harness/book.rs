@@ -77,6 +77,12 @@ pub(crate) fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
 
 pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
     let mut problems = check::check_includes(src)?;
+    // The registry's chapters, as the book's other lists name them (only
+    // for the book's own sources: a test book elsewhere has its own).
+    let root = src.parent().unwrap_or(Path::new("."));
+    if root.join("code").join("Cargo.toml").exists() {
+        problems.extend(check::check_registry(root, registry::chapters()?)?);
+    }
     let mut pages = vec![
         ("introduction".to_string(), None),
         ("method".into(), None),

@@ -45,10 +45,10 @@ enum Cmd {
         profile: Profile,
         /// Stop a chapter when one experiment step runs longer than this many
         /// seconds, naming the step; nothing is written for that chapter.
-        #[arg(long, default_value_t = 900)]
+        #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
         /// Kill a chapter's whole run after this many seconds.
-        #[arg(long, default_value_t = 7200)]
+        #[arg(long, default_value_t = 7200, value_parser = clap::value_parser!(u64).range(1..))]
         chapter_timeout: u64,
         /// Only chapters whose results for this machine are missing or stale.
         #[arg(long)]
