@@ -4,7 +4,8 @@
 use alloc_probe::book::AllocProbe;
 use alloc_probe::probe::{HeapProbe, Payload};
 use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES};
-use harness::chapter::{measure_in_memory, render_exhibit};
+use harness::cli::render_exhibit;
+use harness::measure::measure_in_memory;
 use harness::results::Store;
 use harness::{Chapter, Profile, Progress};
 
@@ -97,8 +98,8 @@ fn the_probe_rejects_bad_work() {
 fn a_smoke_run_checks_and_renders_every_exhibit() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
-    let file =
-        measure_in_memory::<AllocProbe>(Profile::Smoke, &Progress::hidden("alloc-probe")).unwrap();
+    let (file, _) =
+        measure_in_memory::<AllocProbe>(Profile::Smoke, Progress::hidden("alloc-probe")).unwrap();
     AllocProbe::check(&file.data).unwrap();
     store.write(&file).unwrap();
     for exhibit in AllocProbe::EXHIBITS {
@@ -123,6 +124,11 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
             "the x86-64 grid differs from the published one:\n{grid}"
         );
     }
+    // `size_of::<T>()` reaches the page as written, not as an HTML tag.
+    let fit = render_exhibit::<AllocProbe>("fit", &store).unwrap();
+    assert!(fit.contains("`size_of::<T>()`"), "{fit}");
+    let verdicts = render_exhibit::<AllocProbe>("verdicts", &store).unwrap();
+    assert!(verdicts.contains("size_of::&lt;T&gt;()"), "{verdicts}");
     // Data that lost a grid point is refused.
     let mut broken = file.data.clone();
     broken.grid.pop();

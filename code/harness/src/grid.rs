@@ -7,7 +7,12 @@ use anyhow::{bail, Result};
 
 /// The one point of `points` whose `key_of` is `key`; an error naming
 /// `what` and the key when there is none, or more than one.
-pub fn find<'a, P, K>(points: &'a [P], what: &str, key: K, key_of: impl Fn(&P) -> K) -> Result<&'a P>
+pub fn find<'a, P, K>(
+    points: &'a [P],
+    what: &str,
+    key: K,
+    key_of: impl Fn(&'a P) -> K,
+) -> Result<&'a P>
 where
     K: PartialEq + Debug,
 {
@@ -29,5 +34,8 @@ mod tests {
         assert_eq!(none.to_string(), "the sweep has no point 7");
         let two = super::find(&points, "grid", 2, |p| p.0).unwrap_err();
         assert!(two.to_string().contains("more than one point 2"));
+        // Keys may borrow from the points.
+        let named = [(String::from("std"), 1), (String::from("tokio"), 2)];
+        assert_eq!(super::find(&named, "locks", "tokio", |p| p.0.as_str()).unwrap().1, 2);
     }
 }

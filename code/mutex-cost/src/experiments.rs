@@ -1,13 +1,13 @@
 //! Runs each experiment, validates its work and keeps the raw figures the
-//! page needs. Timings come from criterion (via `harness::timing`), lateness
+//! page needs. Timings come from criterion (via `harness::Lab::time`), lateness
 //! from hdrhistogram; nothing here computes statistics by hand.
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use harness::timing::{self, Sampling, Timing};
+use harness::timing::{Sampling, Timing};
+use harness::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
@@ -207,7 +207,7 @@ impl Tally {
 }
 
 fn time_join_all<C: Counter>(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     variant: Variant,
     futures: usize,
@@ -220,7 +220,7 @@ fn time_join_all<C: Counter>(
     let expected = expected_value(futures);
     let id = format!("join_all-{}-{futures}", variant.name());
     // ANCHOR: published_timing
-    let timing = timing::measure(scratch, sampling, &id, |b| {
+    let timing = lab.time(&id, sampling, |b| {
         b.to_async(&rt).iter(|| {
             let tally = tally.clone();
             async move {
@@ -242,7 +242,7 @@ fn time_join_all<C: Counter>(
 }
 
 fn time_spawned<C: Counter>(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     variant: Variant,
     futures: usize,
@@ -255,7 +255,7 @@ fn time_spawned<C: Counter>(
     let tasks = crate::CONTENDING_TASKS;
     let id = format!("spawned-{}-{futures}-w{workers}", variant.name());
     // ANCHOR: contended_timing
-    let timing = timing::measure(scratch, sampling, &id, |b| {
+    let timing = lab.time(&id, sampling, |b| {
         b.to_async(&rt).iter_custom(|rounds| {
             let tally = tally.clone();
             async move {
@@ -289,23 +289,21 @@ fn time_spawned<C: Counter>(
 
 /// The published shape (`join_all` inside criterion's `to_async`) for one variant.
 pub fn join_all_timing(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     variant: Variant,
     futures: usize,
 ) -> Result<RoundTiming> {
     match variant {
-        Variant::StdMutex => time_join_all::<StdMutexCounter>(scratch, sampling, variant, futures),
-        Variant::TokioMutex => {
-            time_join_all::<TokioMutexCounter>(scratch, sampling, variant, futures)
-        }
-        Variant::Actor => time_join_all::<ActorCounter>(scratch, sampling, variant, futures),
+        Variant::StdMutex => time_join_all::<StdMutexCounter>(lab, sampling, variant, futures),
+        Variant::TokioMutex => time_join_all::<TokioMutexCounter>(lab, sampling, variant, futures),
+        Variant::Actor => time_join_all::<ActorCounter>(lab, sampling, variant, futures),
     }
 }
 
 /// The contended shape (spawned tasks on `workers` worker threads) for one variant.
 pub fn spawned_timing(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     variant: Variant,
     futures: usize,
@@ -313,14 +311,12 @@ pub fn spawned_timing(
 ) -> Result<RoundTiming> {
     match variant {
         Variant::StdMutex => {
-            time_spawned::<StdMutexCounter>(scratch, sampling, variant, futures, workers)
+            time_spawned::<StdMutexCounter>(lab, sampling, variant, futures, workers)
         }
         Variant::TokioMutex => {
-            time_spawned::<TokioMutexCounter>(scratch, sampling, variant, futures, workers)
+            time_spawned::<TokioMutexCounter>(lab, sampling, variant, futures, workers)
         }
-        Variant::Actor => {
-            time_spawned::<ActorCounter>(scratch, sampling, variant, futures, workers)
-        }
+        Variant::Actor => time_spawned::<ActorCounter>(lab, sampling, variant, futures, workers),
     }
 }
 
@@ -334,7 +330,7 @@ pub const PER_OP_LOCKS: [(&str, Option<&str>); 4] = [
 
 /// Nanoseconds per uncontended lock + unlock for one lock (and runtime flavor).
 pub fn per_op_timing(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     lock: &str,
     flavor: Option<&str>,
@@ -349,7 +345,7 @@ pub fn per_op_timing(
     let (timing, final_value) = match (lock, &runtime) {
         ("std_mutex", None) => {
             let m = std::sync::Mutex::new(0u64);
-            let t = timing::measure(scratch, sampling, &id, |b| {
+            let t = lab.time(&id, sampling, |b| {
                 b.iter_custom(|ops| {
                     count(ops);
                     uncontended::std_mutex_ops(&m, ops)
@@ -359,7 +355,7 @@ pub fn per_op_timing(
         }
         ("parking_lot_mutex", None) => {
             let m = parking_lot::Mutex::new(0u64);
-            let t = timing::measure(scratch, sampling, &id, |b| {
+            let t = lab.time(&id, sampling, |b| {
                 b.iter_custom(|ops| {
                     count(ops);
                     uncontended::parking_lot_ops(&m, ops)
@@ -370,7 +366,7 @@ pub fn per_op_timing(
         ("tokio_mutex", Some(runtime)) => {
             let rt = runtime.build()?;
             let m = Arc::new(tokio::sync::Mutex::new(0u64));
-            let t = timing::measure(scratch, sampling, &id, |b| {
+            let t = lab.time(&id, sampling, |b| {
                 b.iter_custom(|ops| {
                     count(ops);
                     rt.block_on(uncontended::tokio_mutex_ops(m.clone(), ops))

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use harness::chapter::measure_in_memory;
+use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
-use harness::timing::{Estimate, Timing};
-use harness::{Block, Book, Chapter, ExhibitKind, Outcome, Profile, Progress, Run};
+use harness::timing::Timing;
+use harness::{fixtures, Block, Book, Chapter, Estimate, ExhibitKind, Outcome, Profile, Progress};
 use mutex_cost::book::{Data, MutexCost};
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
@@ -18,30 +18,17 @@ fn smoke_file() -> &'static ResultsFile<Data> {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let progress = Progress::hidden("mutex-cost");
-            let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, &progress));
+            let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, progress));
         });
         rx.recv_timeout(std::time::Duration::from_secs(180))
             .expect("the smoke profile did not finish within three minutes")
             .unwrap()
+            .0
     })
 }
 
-fn book_of(data: Data) -> Book<Data> {
-    Book {
-        chapter: MutexCost::NAME,
-        runs: vec![Run {
-            path: PathBuf::from("smoke.json"),
-            provenance: smoke_file().provenance.clone(),
-            data,
-            stale: false,
-            ephemeral: true,
-        }],
-        store: Store::new(Store::default_root()),
-    }
-}
-
 fn smoke() -> Book<Data> {
-    book_of(smoke_file().data.clone())
+    fixtures::book::<MutexCost>(smoke_file().data.clone())
 }
 
 #[test]
@@ -49,8 +36,7 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
     let book = smoke();
     MutexCost::check(&book.runs[0].data).unwrap();
     for exhibit in MutexCost::EXHIBITS {
-        let blocks = MutexCost::render(exhibit.name, &book)
-            .unwrap_or_else(|e| panic!("exhibit {} failed: {e:#}", exhibit.name));
+        let blocks = fixtures::render::<MutexCost>(exhibit.name, &book);
         assert!(!blocks.is_empty(), "exhibit {} is empty", exhibit.name);
         let kind_shown = blocks.iter().any(|b| {
             matches!(
@@ -73,12 +59,15 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
             exhibit.name
         );
     }
-    let Block::Verdicts(v) = &MutexCost::render("verdicts", &book).unwrap()[0] else {
+    let Block::Verdicts(v) = &fixtures::render::<MutexCost>("verdicts", &book)[0] else {
         panic!("verdicts exhibit is not a verdict block")
     };
     let ids: Vec<_> = v.iter().map(|v| v.claim.id).collect();
     assert_eq!(ids, ["MUT-1", "MUT-2", "MUT-3"]);
-    assert!(MutexCost::render("nonsense", &book).is_err());
+    let err =
+        harness::cli::render_exhibit::<MutexCost>("nonsense", &Store::new(Store::default_root()))
+            .unwrap_err();
+    assert!(err.to_string().contains("unknown exhibit"), "{err:#}");
 
     let good = book.runs[0].data.clone();
     let tamper = |f: &dyn Fn(&mut Data), expect: &str| {
@@ -92,19 +81,18 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
             d.join_all
                 .retain(|r| r.variant != mutex_cost::Variant::Actor)
         },
-        "timings of actor",
+        "has no point Actor",
     );
     tamper(
-        &|d| d.contended[0].timing.mean.point_ns = 0.0,
-        "is not a positive time",
-    );
-    tamper(
-        &|d| d.contended[1].timing.mean.lower_ns = d.contended[1].timing.mean.upper_ns * 2.0,
-        "does not contain",
+        &|d| {
+            let twice = d.contended[0].clone();
+            d.contended.push(twice)
+        },
+        "has more than one point",
     );
     tamper(
         &|d| d.per_op.pop().map(|_| ()).unwrap(),
-        "per_op: no timing",
+        "the uncontended experiment has no point",
     );
     tamper(
         &|d| d.heartbeat[1].p99_ns = d.heartbeat[1].max_ns + 1,
@@ -115,11 +103,44 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
             d.heartbeat
                 .retain(|h| h.load != mutex_cost::heartbeat::Load::Idle)
         },
-        "no run for load idle",
+        "the heartbeat experiment has no point Idle",
     );
     tamper(
         &|d| d.join_all[0].rounds_validated = 0,
         "no validated round",
+    );
+}
+
+/// Timings whose interval misses its point never reach the chapter: a
+/// results file holding one is refused as it is read.
+#[test]
+fn a_file_with_an_impossible_timing_is_refused_on_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    let load = |f: &dyn Fn(&mut Data)| {
+        let mut data = smoke_file().data.clone();
+        f(&mut data);
+        let file =
+            ResultsFile::new(MutexCost::NAME, smoke_file().provenance.clone(), data).unwrap();
+        let path = store.write(&file).unwrap();
+        harness::cli::check_file::<MutexCost>(&path).map(|_| ())
+    };
+    load(&|_| {}).expect("the smoke run loads as it was measured");
+    let refused = |f: &dyn Fn(&mut Data), expect: &str| {
+        let err = format!("{:#}", load(f).expect_err(expect));
+        assert!(err.contains(expect), "expected {expect:?} in {err:?}");
+    };
+    refused(
+        &|d| d.contended[0].timing.mean.point_ns = 0.0,
+        "does not contain its estimate 0",
+    );
+    refused(
+        &|d| d.contended[1].timing.mean.lower_ns = d.contended[1].timing.mean.upper_ns * 2.0,
+        "does not contain",
+    );
+    refused(
+        &|d| d.join_all[0].timing.per_sample_ns[0] = -1.0,
+        "a sample must be above 0",
     );
 }
 
@@ -189,7 +210,13 @@ fn the_page_shows_every_exhibit_and_only_declared_ones() {
         .lines()
         .filter_map(|l| l.strip_prefix(prefix)?.strip_suffix(" -->"))
         .collect();
-    for e in MutexCost::EXHIBITS {
+    // The chapter's own exhibits, then the ones the harness adds.
+    let all = harness::cli::exhibits::<MutexCost>();
+    assert!(
+        all.len() > MutexCost::EXHIBITS.len(),
+        "no built-in exhibits"
+    );
+    for e in &all {
         assert!(
             shown.contains(&e.name),
             "exhibit {} is not on the page",
@@ -197,15 +224,8 @@ fn the_page_shows_every_exhibit_and_only_declared_ones() {
         );
     }
     for name in &shown {
-        let known = harness::chapter::BUILT_IN.contains(name)
-            || MutexCost::EXHIBITS.iter().any(|e| e.name == *name);
+        let known = all.iter().any(|e| e.name == *name);
         assert!(known, "the page renders undeclared exhibit {name}");
-    }
-    for built_in in harness::chapter::BUILT_IN {
-        assert!(
-            shown.contains(&built_in),
-            "the page has no {built_in} exhibit"
-        );
     }
 }
 
@@ -228,15 +248,6 @@ fn headline_names_finite_estimates_inside_their_intervals() {
     }
     // Smoke runs stop at 10,000 futures: MUT-2's two ratios, not MUT-1's.
     assert!(headline.iter().any(|(n, _)| n.starts_with("MUT-2")));
-}
-
-/// Mean `point` ± `spread` (a fraction of it).
-fn around(point: f64, spread: f64) -> Estimate {
-    Estimate {
-        point_ns: point,
-        lower_ns: point * (1.0 - spread),
-        upper_ns: point * (1.0 + spread),
-    }
 }
 
 /// The smoke run given a join_all round of 100,000 futures (std and tokio
@@ -275,14 +286,11 @@ fn verdicts_with(
         };
         set_mean(&mut r.timing, mean);
     }
-    MutexCost::check(&data).expect("rewritten data is well formed");
     assert_eq!(MutexCost::headline(&data).len(), 3);
-    let Block::Verdicts(vs) = &MutexCost::render("verdicts", &book_of(data)).unwrap()[0] else {
-        panic!("verdicts exhibit is not a verdict block")
-    };
-    vs.iter()
+    fixtures::verdicts::<MutexCost>(data)
+        .into_iter()
         .filter(|v| v.claim.id != "MUT-3")
-        .map(|v| (v.claim.id, v.outcome, v.evidence.clone()))
+        .map(|v| (v.claim.id, v.outcome, v.evidence))
         .collect()
 }
 
@@ -389,16 +397,8 @@ fn interleaving_alternates_variants_and_pools_each() {
             tasks: 1,
             runtime: RuntimeUsed::multi_thread(2),
             timing: Timing {
-                mean: Estimate {
-                    point_ns: ns,
-                    lower_ns: ns,
-                    upper_ns: ns,
-                },
-                median: Estimate {
-                    point_ns: ns,
-                    lower_ns: ns,
-                    upper_ns: ns,
-                },
+                mean: Estimate::around(ns, 0.0),
+                median: Estimate::around(ns, 0.0),
                 samples: 2,
                 iterations: 2,
                 per_sample_ns: vec![ns; 2],
@@ -447,8 +447,12 @@ fn a_ratio_interval_straddling_a_bound_gives_inconclusive() {
     // tokio ÷ std = 1.5 and actor ÷ tokio = 2, each with an interval across
     // the bound; actor ÷ std = 5, inside 4..6.
     let straddling = verdicts_with(
-        (around(100.0, 0.05), around(150.0, 0.05)),
-        (around(200.0, 0.05), around(100.0, 0.05), around(40.0, 0.01)),
+        (Estimate::around(100.0, 0.05), Estimate::around(150.0, 0.05)),
+        (
+            Estimate::around(200.0, 0.05),
+            Estimate::around(100.0, 0.05),
+            Estimate::around(40.0, 0.01),
+        ),
     );
     assert_eq!(straddling.len(), 2);
     for (id, outcome, evidence) in straddling {
@@ -460,19 +464,23 @@ fn a_ratio_interval_straddling_a_bound_gives_inconclusive() {
     }
 
     let clear = verdicts_with(
-        (around(100.0, 0.01), around(200.0, 0.01)),
-        (around(250.0, 0.01), around(100.0, 0.01), around(50.0, 0.01)),
+        (Estimate::around(100.0, 0.01), Estimate::around(200.0, 0.01)),
+        (
+            Estimate::around(250.0, 0.01),
+            Estimate::around(100.0, 0.01),
+            Estimate::around(50.0, 0.01),
+        ),
     );
     for (id, outcome, evidence) in clear {
         assert_eq!(outcome, Outcome::Holds, "{id}: {evidence}");
     }
 
     let wrong = verdicts_with(
-        (around(100.0, 0.01), around(100.0, 0.01)),
+        (Estimate::around(100.0, 0.01), Estimate::around(100.0, 0.01)),
         (
-            around(100.0, 0.01),
-            around(100.0, 0.01),
-            around(100.0, 0.01),
+            Estimate::around(100.0, 0.01),
+            Estimate::around(100.0, 0.01),
+            Estimate::around(100.0, 0.01),
         ),
     );
     for (id, outcome, evidence) in wrong {

@@ -413,16 +413,16 @@ pub struct PointSpec {
     pub work_rounds: u32,
 }
 
-/// Times bursts with criterion (through the harness) and returns the timing
-/// per burst with the consumer's counts.
+/// Times bursts with criterion (through the lab) and returns the timing per
+/// burst with the consumer's counts.
 pub fn time_bursts(
-    scratch: &std::path::Path,
+    lab: &harness::Lab,
     sampling: harness::timing::Sampling,
     id: &str,
     spec: PointSpec,
 ) -> Result<(harness::timing::Timing, Passes)> {
     struct Time<'a> {
-        scratch: &'a std::path::Path,
+        lab: &'a harness::Lab,
         sampling: harness::timing::Sampling,
         id: &'a str,
         spec: PointSpec,
@@ -439,7 +439,7 @@ pub fn time_bursts(
             } = self.spec;
             let mut burster = Burster::<D>::new(producers, messages, wait, work_rounds)?;
             let mut failure = None;
-            let timing = harness::timing::measure(self.scratch, self.sampling, self.id, |b| {
+            let timing = self.lab.time(self.id, self.sampling, |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
@@ -468,7 +468,7 @@ pub fn time_bursts(
     with_design(
         spec.design,
         Time {
-            scratch,
+            lab,
             sampling,
             id,
             spec,

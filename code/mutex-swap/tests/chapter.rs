@@ -2,10 +2,10 @@
 //! exhibit; and check rejects data that makes no sense.
 use std::sync::OnceLock;
 
-use harness::chapter::{Book, Run};
-use harness::results::{Provenance, Store};
+use harness::fixtures;
+use harness::results::{ResultsFile, Store};
 use harness::timing::{Estimate, Timing};
-use harness::{Block, Chapter, Outcome, Profile, Progress};
+use harness::{Block, Chapter, Lab, Outcome, Profile, Progress};
 use mutex_swap::book::{Data, Experiment, MutexSwap};
 use mutex_swap::{Design, Wait};
 
@@ -13,37 +13,10 @@ use mutex_swap::{Design, Wait};
 fn smoke() -> Data {
     static RUN: OnceLock<Data> = OnceLock::new();
     RUN.get_or_init(|| {
-        MutexSwap::measure(Profile::Smoke, &Progress::hidden("mutex-swap"))
-            .expect("smoke profile measures")
+        let lab = Lab::new(Profile::Smoke, Progress::hidden("mutex-swap")).expect("a lab");
+        MutexSwap::measure(&lab).expect("smoke profile measures")
     })
     .clone()
-}
-
-fn book_of(data: Data) -> Book<Data> {
-    let machine = harness::machine::Machine::detect();
-    Book {
-        chapter: "mutex-swap",
-        runs: vec![Run {
-            path: "test.json".into(),
-            provenance: Provenance {
-                machine,
-                rustc: "test".into(),
-                crates: Default::default(),
-                fingerprint: "test".into(),
-                profile: Profile::Smoke,
-                date: "test".into(),
-                wall_time_s: 0.0,
-                load_average_at_start: None,
-                busy_cores_at_start: None,
-                cores_apart: None,
-                steal_share: None,
-            },
-            data,
-            stale: false,
-            ephemeral: true,
-        }],
-        store: Store::new(harness::code_dir().join("results")),
-    }
 }
 
 #[test]
@@ -106,11 +79,28 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         "check must name the missing design: {err}"
     );
 
-    let mut broken = data.clone();
-    broken.points[0].timing.mean.point_ns = 0.0;
+    // A zero time (outside its own interval) is refused as the file is
+    // read, before the chapter's checks see it.
+    let dir = tempfile::tempdir().unwrap();
+    let file = ResultsFile::new(
+        MutexSwap::NAME,
+        fixtures::provenance(Profile::Smoke),
+        data.clone(),
+    )
+    .unwrap();
+    let path = Store::new(dir.path()).write(&file).unwrap();
+    harness::cli::check_file::<MutexSwap>(&path).expect("the run's own file reads back");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.find("\"point_ns\": ").unwrap() + "\"point_ns\": ".len();
+    let end = at + text[at..].find(',').unwrap();
+    std::fs::write(&path, format!("{}0.0{}", &text[..at], &text[end..])).unwrap();
+    let err = format!(
+        "{:#}",
+        harness::cli::check_file::<MutexSwap>(&path).unwrap_err()
+    );
     assert!(
-        MutexSwap::check(&broken).is_err(),
-        "a zero time must be rejected"
+        err.contains("does not contain its estimate 0"),
+        "a zero time must be rejected: {err}"
     );
 
     let mut broken = data.clone();
@@ -138,10 +128,9 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         "a duplicated point must be rejected"
     );
 
-    let book = book_of(data);
+    let book = fixtures::book::<MutexSwap>(data);
     for exhibit in MutexSwap::EXHIBITS {
-        let blocks = MutexSwap::render(exhibit.name, &book)
-            .unwrap_or_else(|e| panic!("exhibit {} failed: {e:#}", exhibit.name));
+        let blocks = fixtures::render::<MutexSwap>(exhibit.name, &book);
         assert!(!blocks.is_empty(), "exhibit {} is empty", exhibit.name);
         let markdown =
             harness::render::exhibit_markdown("mutex-swap", exhibit.name, &book, &blocks);
@@ -161,7 +150,17 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
             );
         }
     }
-    assert!(MutexSwap::render("no-such-exhibit", &book).is_err());
+    // Every table also goes out as a CSV download.
+    for (name, table) in harness::cli::tables::<MutexSwap>(&book).unwrap() {
+        let csv = harness::render::csv::table(&table)
+            .unwrap_or_else(|e| panic!("{name} does not write as CSV: {e:#}"));
+        assert!(csv.lines().count() > table.rows.len(), "{name}: {csv}");
+    }
+    let store = Store::new(harness::code_dir().join("results"));
+    let err = harness::cli::render_exhibit::<MutexSwap>("no-such-exhibit", &store)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown exhibit"), "{err}");
 }
 
 #[test]
@@ -180,15 +179,6 @@ fn headline_names_finite_estimates_inside_their_intervals() {
             e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
             "{name}: {e:?}"
         );
-    }
-}
-
-/// Mean `point` ± `spread` (a fraction of it).
-fn around(point: f64, spread: f64) -> Estimate {
-    Estimate {
-        point_ns: point,
-        lower_ns: point * (1.0 - spread),
-        upper_ns: point * (1.0 + spread),
     }
 }
 
@@ -214,18 +204,21 @@ fn fan4_with(pop_one: Estimate) -> (Data, Outcome, String) {
 }
 
 /// As `fan4_with`, with round `i` of the swap's points batching
-/// `batches[i % batches.len()]` messages per pass (no rounds when empty).
+/// `batches[i % batches.len()]` messages per pass (when empty, the swap's
+/// points keep one round only, batching 20).
 fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) {
     let mut data = smoke();
     for m in data.points.iter_mut().filter(|m| m.producers >= 128) {
         match (m.experiment, m.design) {
             (Experiment::Throughput, Design::StdMutexSwap) => {
-                set_mean(&mut m.timing, around(1000.0, 0.05));
-                if batches.is_empty() {
-                    m.rounds.clear();
-                    m.passes.passes_with_messages = (m.passes.messages / 20).max(1);
-                    continue;
-                }
+                let batches = if batches.is_empty() {
+                    m.rounds.truncate(1);
+                    m.timing.repeats.truncate(1);
+                    &[20]
+                } else {
+                    batches
+                };
+                set_mean(&mut m.timing, Estimate::around(1000.0, 0.05));
                 for (i, r) in m.rounds.iter_mut().enumerate() {
                     r.passes_with_messages = r.messages / batches[i % batches.len()];
                 }
@@ -238,18 +231,14 @@ fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) 
             _ => {}
         }
     }
-    MutexSwap::check(&data).expect("rewritten data is well formed");
-    let book = book_of(data.clone());
-    let blocks = MutexSwap::render("verdicts", &book).unwrap();
-    let Block::Verdicts(vs) = &blocks[0] else {
-        panic!("verdicts exhibit is not a Block::Verdicts")
-    };
+    let vs = fixtures::verdicts::<MutexSwap>(data.clone());
+    assert_eq!(vs.len(), 1, "{vs:?}");
     (data, vs[0].outcome, vs[0].evidence.clone())
 }
 
 #[test]
 fn a_ratio_interval_straddling_one_gives_inconclusive() {
-    let (data, outcome, evidence) = fan4_with(around(1000.0, 0.05));
+    let (data, outcome, evidence) = fan4_with(Estimate::around(1000.0, 0.05));
     assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
     assert!(
         evidence.contains('[') && evidence.contains('–'),
@@ -263,15 +252,15 @@ fn a_ratio_interval_straddling_one_gives_inconclusive() {
         "{headline:?}"
     );
 
-    let (_, outcome, evidence) = fan4_with(around(2000.0, 0.01));
+    let (_, outcome, evidence) = fan4_with(Estimate::around(2000.0, 0.01));
     assert_eq!(outcome, Outcome::Holds, "{evidence}");
-    let (_, outcome, evidence) = fan4_with(around(500.0, 0.01));
+    let (_, outcome, evidence) = fan4_with(Estimate::around(500.0, 0.01));
     assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
 }
 
 #[test]
 fn a_batch_is_judged_by_its_interval_over_the_rounds() {
-    let faster = around(2000.0, 0.01);
+    let faster = Estimate::around(2000.0, 0.01);
     // Every round clear of 10: holds, and the evidence gives the interval.
     let (_, outcome, evidence) = fan4_batching(faster, &[20, 24, 16]);
     assert_eq!(outcome, Outcome::Holds, "{evidence}");
@@ -295,8 +284,8 @@ fn a_batch_is_judged_by_its_interval_over_the_rounds() {
     assert!(swap.passes.messages_per_pass() > 10.0, "{:?}", swap.passes);
     let batch = swap.batch().unwrap();
     assert!(batch.lower_ns < 10.0 && batch.upper_ns >= 10.0, "{batch:?}");
-    // A file from before rounds were kept: no interval, so no decision.
+    // A single round has no spread to draw an interval from: no decision.
     let (_, outcome, evidence) = fan4_batching(faster, &[]);
     assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
-    assert!(evidence.contains("no per-round counts"), "{evidence}");
+    assert!(evidence.contains("one round: no interval"), "{evidence}");
 }

@@ -32,6 +32,15 @@ fn plain(s: &str) -> String {
     s.replace("**", "").replace('`', "")
 }
 
+/// A text cell in a number column: its words, or nothing for a dash.
+fn words(c: &Cell) -> String {
+    let text = plain(&c.markdown());
+    match text.trim() {
+        "—" | "–" | "-" | "" => String::new(),
+        t => t.to_string(),
+    }
+}
+
 /// The table as CSV (RFC 4180).
 pub fn table(t: &Table) -> Result<String> {
     let columns: Vec<Column> = (0..t.header.len()).map(|c| column_of(t, c)).collect();
@@ -73,9 +82,13 @@ pub fn table(t: &Table) -> Result<String> {
                     out.extend([v.to_string(), String::new(), String::new()]);
                     out.push(u.csv_name().to_string());
                 }
-                // A number column's text cell ("—", "not measured") has no value.
-                (Column::Number(_), _) => out.extend([String::new(), String::new()]),
-                (Column::Estimate(_), _) => out.extend(std::iter::repeat_n(String::new(), 4)),
+                // A number column's words ("baseline") stay; a dash for
+                // "none" is left empty, as a spreadsheet expects.
+                (Column::Number(_), c) => out.extend([words(c), String::new()]),
+                (Column::Estimate(_), c) => {
+                    out.push(words(c));
+                    out.extend(std::iter::repeat_n(String::new(), 3));
+                }
             }
         }
         w.write_record(&out)?;
@@ -97,6 +110,7 @@ mod tests {
             Cell::bytes(33_312),
         ]);
         t.push(vec![Cell::from("std"), Cell::from("—"), Cell::bytes(8)]);
+        t.push(vec![Cell::from("kanal"), Cell::from("baseline"), Cell::bytes(8)]);
         let text = table(&t).unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
@@ -111,5 +125,6 @@ mod tests {
         assert_eq!(&rows[0][4], "ns");
         assert_eq!(rows[0][5].parse::<f64>().unwrap(), 33312.0);
         assert_eq!(&rows[1][1], "");
+        assert_eq!(&rows[2][1], "baseline");
     }
 }

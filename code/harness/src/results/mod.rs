@@ -407,6 +407,19 @@ mod tests {
     }
 
     #[test]
+    fn floats_read_back_bit_for_bit_so_the_checksum_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let p = sample().provenance;
+        let data = vec![1.3598829412924753_f64, 0.1 + 0.2, 1e-300, 123456.789e10];
+        let file = ResultsFile::new("alloc-probe", p, data.clone()).unwrap();
+        let path = store.write(&file).unwrap();
+        let back: ResultsFile<Vec<f64>> = read_results(&path, "alloc-probe").unwrap();
+        assert_eq!(back.data, data);
+        assert!(back.checksum_matches().unwrap());
+    }
+
+    #[test]
     fn schema_1_is_refused_with_the_way_out() {
         let mut v = serde_json::to_value(sample()).unwrap();
         v["schema_version"] = 1.into();

@@ -1,0 +1,164 @@
+//! The run: the plan of points a profile measures, and the loop that times
+//! them round after round.
+use anyhow::Result;
+use harness::timing::{Sampling, Timing};
+use harness::{Lab, Profile};
+
+use super::claims::FAN4_FROM_PRODUCERS;
+use super::{Data, Experiment, Key, Measured, WorkCost};
+use crate::cpu::cache_line_bytes;
+use crate::experiment::{time_bursts, worker_threads, Passes, PointSpec};
+use crate::inbox::Sink;
+use crate::sharded_swap::SHARD_ALIGN;
+use crate::{params, Design, Wait, HEAVY_WORK, LIGHT_WORK};
+
+/// Messages one iteration of the work-cost timing hashes.
+const WORK_COST_MESSAGES: u64 = 1024;
+
+/// Every point a profile measures, in order, by its key.
+pub fn plan(profile: Profile) -> Vec<Key> {
+    let p = params(profile);
+    let mut plan = Vec::new();
+    for &producers in &p.producers {
+        for design in Design::SWAPS {
+            plan.push((
+                Experiment::Throughput,
+                design,
+                Wait::Notify,
+                producers,
+                LIGHT_WORK,
+            ));
+        }
+        for design in Design::CRITICAL_SECTIONS {
+            plan.push((
+                Experiment::LockHold,
+                design,
+                Wait::Notify,
+                producers,
+                LIGHT_WORK,
+            ));
+        }
+        for design in [Design::StdMutexSwap, Design::StdMutexDrainLocked] {
+            plan.push((
+                Experiment::LockHold,
+                design,
+                Wait::Notify,
+                producers,
+                HEAVY_WORK,
+            ));
+        }
+    }
+    for &producers in &p.wait_producers {
+        for design in Design::SWAPS {
+            for wait in Wait::ALL {
+                plan.push((Experiment::Wait, design, wait, producers, LIGHT_WORK));
+            }
+        }
+    }
+    plan
+}
+
+/// Whether FAN-4 is decided on this point (see `claims::fan4_points`), so
+/// that it gets `Params::decisive_repeats` rounds.
+pub fn is_decisive((experiment, design, wait, producers, work_rounds): Key) -> bool {
+    producers >= FAN4_FROM_PRODUCERS
+        && wait == Wait::Notify
+        && work_rounds == LIGHT_WORK
+        && matches!(
+            (experiment, design),
+            (Experiment::Throughput, Design::StdMutexSwap)
+                | (Experiment::LockHold, Design::StdMutexPopOne)
+        )
+}
+
+fn work_cost(lab: &Lab, sampling: Sampling, work_rounds: u32) -> Result<WorkCost> {
+    let timing = lab.time(&format!("work-{work_rounds}"), sampling, |b| {
+        b.iter(|| {
+            let mut sink = Sink::with_work(work_rounds);
+            for m in 0..WORK_COST_MESSAGES {
+                sink.accept(std::hint::black_box(m));
+            }
+            std::hint::black_box(sink)
+        })
+    })?;
+    Ok(WorkCost {
+        work_rounds,
+        messages: WORK_COST_MESSAGES,
+        timing,
+    })
+}
+
+pub fn measure(lab: &Lab) -> Result<Data> {
+    let profile = lab.profile();
+    let progress = lab.progress();
+    let p = params(profile);
+    let plan = plan(profile);
+    let rounds_of = |&planned: &Key| {
+        if is_decisive(planned) {
+            p.decisive_repeats.max(p.repeats)
+        } else {
+            p.repeats
+        }
+    };
+    let all_rounds = plan.iter().map(rounds_of).max().unwrap_or(p.repeats);
+    progress.set_total(plan.iter().map(rounds_of).sum::<usize>() as u64 + 2);
+    let mut work = Vec::new();
+    for rounds in [LIGHT_WORK, HEAVY_WORK] {
+        progress.step(format!("consumer work alone, {rounds} rounds"));
+        work.push(work_cost(lab, p.sampling, rounds)?);
+    }
+    // Round after round over the whole plan, so each point's timings are
+    // spread over the run; pooled per point afterwards.
+    let mut rounds: Vec<Vec<(Timing, Passes)>> = vec![Vec::new(); plan.len()];
+    for round in 0..all_rounds {
+        for (i, planned) in plan.iter().enumerate() {
+            let &(experiment, design, wait, producers, work_rounds) = planned;
+            let of = rounds_of(planned);
+            if round >= of {
+                continue;
+            }
+            let id = format!(
+                "{experiment:?}-{}-{}-{producers}-work{work_rounds}-round{round}",
+                design.name(),
+                wait.name()
+            );
+            progress.step(format!("round {}/{of}: {id}", round + 1));
+            let spec = PointSpec {
+                design,
+                wait,
+                producers,
+                messages: p.messages_per_burst,
+                work_rounds,
+            };
+            rounds[i].push(time_bursts(lab, p.sampling, &id, spec)?);
+        }
+    }
+    let mut points = Vec::with_capacity(plan.len());
+    for ((experiment, design, wait, producers, work_rounds), parts) in plan.into_iter().zip(rounds)
+    {
+        let (timings, rounds): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
+        let passes = rounds
+            .iter()
+            .fold(Passes::default(), |all, round| all.merge(round));
+        points.push(Measured {
+            experiment,
+            design,
+            wait,
+            producers,
+            work_rounds,
+            timing: Timing::pooled(timings)?,
+            passes,
+            rounds,
+        });
+    }
+    Ok(Data {
+        worker_threads: worker_threads() as u64,
+        messages_per_burst: p.messages_per_burst,
+        cache_line_bytes: cache_line_bytes(),
+        shard_align_bytes: SHARD_ALIGN as u64,
+        work_cost: work,
+        repeats: p.repeats,
+        decisive_repeats: p.decisive_repeats.max(p.repeats),
+        points,
+    })
+}
