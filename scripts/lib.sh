@@ -3,11 +3,18 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CODE="$ROOT/code"
-TOOLS="$ROOT/.tools"
 HARNESS="$CODE/target/release/harness"
 MDBOOK_VERSION="0.4.52"
 CMDRUN_VERSION="0.7.3"
-export PATH="$TOOLS/bin:$PATH"
+# The pinned tools' folder; tests point BOOK_TOOLS_DIR at a temporary one.
+TOOLS="${BOOK_TOOLS_DIR:-$ROOT/.tools}"
+[[ $TOOLS = /* ]] || TOOLS="$PWD/$TOOLS"
+# Run by absolute path: whatever mdbook comes first on PATH is not the pinned one.
+MDBOOK="$TOOLS/bin/mdbook"
+CMDRUN="$TOOLS/bin/mdbook-cmdrun"
+# mdbook finds a preprocessor by its command name on PATH unless the config
+# names the command; it splits that string like a shell, hence the quotes.
+export MDBOOK_PREPROCESSOR__CMDRUN__COMMAND="'$CMDRUN'"
 
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -20,41 +27,172 @@ phase() {
     echo "    $name took $((SECONDS - start)) s" >&2
 }
 
-# Installs one pinned tool into .tools/ when it is missing or of another version.
-install_pinned() {
-    local crate=$1 version=$2
-    if cargo install --list --root "$TOOLS" 2>/dev/null | grep -q "^$crate v$version:"; then
-        return
+sha256_of() {
+    if command -v sha256sum >/dev/null; then sha256sum <"$1"; else shasum -a 256 <"$1"; fi | cut -d' ' -f1
+}
+
+# reported_version TOOL BINARY: the version the binary itself says it is.
+# mdbook answers --version. mdbook-cmdrun has no --version, but the panic
+# locations compiled into it name the crate's source folder, version included
+# ("mdbook-cmdrun-0.7.3/src/main.rs").
+reported_version() {
+    local tool=$1 bin=$2 out
+    if [ ! -f "$bin" ]; then echo "missing"; return; fi
+    case $tool in
+        mdbook)
+            # A binary that hangs is as wrong as one that lies.
+            local limit=()
+            if command -v timeout >/dev/null; then limit=(timeout 10); fi
+            out=$(${limit[@]+"${limit[@]}"} "$bin" --version 2>/dev/null | head -n 1 || true)
+            if [[ $out =~ ^mdbook\ v([0-9][0-9A-Za-z.+-]*)$ ]]; then
+                echo "${BASH_REMATCH[1]}"
+            else
+                echo "unknown (\`mdbook --version\` printed \"${out:0:60}\")"
+            fi ;;
+        mdbook-cmdrun)
+            out=$(grep -aoE 'mdbook-cmdrun-[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*/src/' "$bin" \
+                | sed -E 's|^mdbook-cmdrun-(.*)/src/$|\1|' | sort -u || true)
+            if [ -n "$out" ] && [ "$(wc -l <<<"$out")" -eq 1 ]; then
+                echo "$out"
+            else
+                echo "unknown (no single mdbook-cmdrun-<version>/src/ path inside the binary)"
+            fi ;;
+        *) die "no version check for $tool" ;;
+    esac
+}
+
+# tool_problem TOOL VERSION BINARY: nothing when BINARY is the pinned tool,
+# else what is wrong with it. The checksum recorded when the pinned copy was
+# kept also catches a binary that merely claims the right version.
+tool_problem() {
+    local tool=$1 version=$2 bin=$3 found record="$TOOLS/pinned/$1-$2.sha256"
+    found=$(reported_version "$tool" "$bin")
+    if [ "$found" = missing ]; then
+        echo "is missing (expected version $version)"
+    elif [ "$found" != "$version" ]; then
+        echo "reports version $found, expected $version"
+    elif [ -f "$record" ] && [ "$(sha256_of "$bin")" != "$(cat "$record")" ]; then
+        echo "reports version $version but is not the binary installed for it (its SHA-256 differs from $record)"
     fi
-    echo "    installing $crate $version into .tools/ (once; takes a few minutes)" >&2
-    cargo install --locked --force --quiet --root "$TOOLS" "$crate@$version"
+}
+
+# copy_binary SRC DEST: a rename, so a running copy of DEST is never overwritten in place.
+copy_binary() {
+    cp "$1" "$2.tmp-$$" && chmod 755 "$2.tmp-$$" && mv -f "$2.tmp-$$" "$2"
+}
+
+# keep_pristine TOOL VERSION: keeps a copy of the checked binary and its
+# checksum under $TOOLS/pinned/, to restore it from in seconds, not minutes.
+keep_pristine() {
+    local pristine="$TOOLS/pinned/$1-$2"
+    mkdir -p "$TOOLS/pinned"
+    copy_binary "$TOOLS/bin/$1" "$pristine" || die "could not keep a copy of $1 in $TOOLS/pinned"
+    sha256_of "$pristine" >"$pristine.sha256.tmp-$$" && mv -f "$pristine.sha256.tmp-$$" "$pristine.sha256"
+}
+
+# ensure_tool TOOL VERSION: makes $TOOLS/bin/TOOL the pinned version, judged by
+# what the binary reports, not by cargo's install records (those only say what
+# cargo once put there). A wrong binary is restored from the pristine copy,
+# or reinstalled when that copy is missing or wrong too.
+ensure_tool() {
+    local tool=$1 version=$2 bin="$TOOLS/bin/$1" pristine="$TOOLS/pinned/$1-$2" problem
+    problem=$(tool_problem "$tool" "$version" "$bin")
+    if [ -z "$problem" ]; then
+        # Installed by cargo alone (an older script, a cached .tools): keep a copy now.
+        [ -f "$pristine" ] && [ -f "$pristine.sha256" ] || keep_pristine "$tool" "$version"
+        return 0
+    fi
+    echo "    $tool: $bin $problem" >&2
+    if [ -f "$pristine" ] && [ -f "$pristine.sha256" ] && [ -z "$(tool_problem "$tool" "$version" "$pristine")" ]; then
+        copy_binary "$pristine" "$bin" || die "$tool: could not restore $bin from $pristine"
+        echo "    $tool: restored version $version from $pristine" >&2
+        return 0
+    fi
+    command -v cargo >/dev/null || die "$tool: $bin $problem, and cargo is not there to reinstall it: install a Rust toolchain (https://rustup.rs)"
+    echo "    $tool: reinstalling version $version into $TOOLS (takes a few minutes)" >&2
+    cargo install --locked --force --root "$TOOLS" "$tool@$version" >&2 \
+        || die "$tool: $bin $problem, and reinstalling $tool $version with cargo failed"
+    # A rebuild need not be byte for byte the old one: record the new binary.
+    rm -f "$pristine.sha256"
+    problem=$(tool_problem "$tool" "$version" "$bin")
+    [ -z "$problem" ] || die "$tool: after reinstalling, $bin $problem"
+    keep_pristine "$tool" "$version"
 }
 
 ensure_tools() {
-    command -v cargo >/dev/null || die "cargo not found: install a Rust toolchain (https://rustup.rs)"
-    install_pinned mdbook "$MDBOOK_VERSION"
-    # mdbook-cmdrun 0.7.x is built on mdBook 0.4; it fails on mdBook 0.5.
-    install_pinned mdbook-cmdrun "$CMDRUN_VERSION"
+    [[ $TOOLS != *"'"* ]] || die "the tools folder $TOOLS has a quote in its path; mdbook cannot run mdbook-cmdrun from there"
+    mkdir -p "$TOOLS/bin"
+    # One script at a time: two cargo installs into one folder collide.
+    (
+        if command -v flock >/dev/null; then flock 9; fi
+        ensure_tool mdbook "$MDBOOK_VERSION"
+        # mdbook-cmdrun 0.7.x is built on mdBook 0.4; it fails on mdBook 0.5.
+        ensure_tool mdbook-cmdrun "$CMDRUN_VERSION"
+    ) 9>"$TOOLS/.lock" || exit 1
 }
 
 # Builds the harness, then every chapter binary the book renders.
 build_code() {
     (cd "$CODE" && cargo build --release --quiet -p harness)
-    local pkgs=()
-    for c in $("$HARNESS" chapters --written); do pkgs+=(-p "$c"); done
+    local pkgs=() names
+    # Every chapter in the registry (code/chapters.toml) has a crate.
+    names=$("$HARNESS" chapters) || die "harness chapters failed: cannot tell which chapter binaries to build"
+    for c in $names; do pkgs+=(-p "$c"); done
     if [ ${#pkgs[@]} -gt 0 ]; then
         (cd "$CODE" && cargo build --release --quiet --bins "${pkgs[@]}")
     fi
 }
 
-# build_book OUT [RESULTS]: mdbook build into OUT, then check the HTML.
-build_book() {
-    local out=$1 results=${2:-}
-    (cd "$ROOT" && BOOK_RESULTS_DIR="$results" mdbook build --dest-dir "$out" 2>&1 | grep -v '^\s*$' >&2) \
-        || die "mdbook build failed"
+# build_into DIR RESULTS: mdbook build into DIR, the raw results beside the
+# pages, then the HTML checks. Fails naming the step.
+build_into() {
+    local dir=$1 results=$2
+    (cd "$ROOT" && BOOK_RESULTS_DIR="$results" "$MDBOOK" build --dest-dir "$dir" 2>&1 \
+        | { grep -v '^\s*$' || true; } >&2) || die "mdbook build failed"
     # Raw results and tables for download; the build writes them into the
     # output, never under src/ (mdbook serve would rebuild forever).
-    BOOK_RESULTS_DIR="$results" "$HARNESS" export "$out" >&2
-    "$HARNESS" check-book "$out" --src "$ROOT/src" \
-        || die "the built book at $out has problems (listed above)"
+    BOOK_RESULTS_DIR="$results" "$HARNESS" export "$dir" >&2 \
+        || die "exporting the raw results into the book failed"
+    "$HARNESS" check-book "$dir" --src "$ROOT/src" \
+        || die "the built book has problems (listed above)"
+}
+
+# swap_into_place NEW OUT: NEW takes OUT's place; the previous OUT is deleted
+# only once NEW is in, and put back if NEW cannot be moved in.
+swap_into_place() {
+    local new=$1 out=$2 old="$1-old"
+    if [ -e "$out" ] || [ -L "$out" ]; then
+        mv "$out" "$old" || die "could not move the previous $out aside"
+        # Something writing into OUT meanwhile (mdbook serve?) would get the
+        # new book moved inside it: leave both as they are, and say where.
+        [ ! -e "$out" ] || die "$out came back while the new book was being moved in; the previous book is at $old"
+        if ! mv "$new" "$out"; then
+            mv "$old" "$out" || die "could not move the new book into $out; the previous book is at $old"
+            die "could not move the new book into $out"
+        fi
+        rm -rf "$old"
+    else
+        mv "$new" "$out" || die "could not move the new book into $out"
+    fi
+}
+
+# build_book OUT [RESULTS]: builds and checks the book in a fresh folder beside
+# OUT (OUT.partial-XXXXXX); only a book that passed every check replaces OUT.
+# On any failure OUT stays as it was and the partial folder is removed.
+build_book() {
+    local out=$1 results=${2:-} partial
+    [[ $out = /* ]] || out="$PWD/$out"
+    while [[ $out = */ && $out != / ]]; do out=${out%/}; done
+    [ "$out" != / ] || die "build_book: refusing to build into /"
+    ensure_tools
+    mkdir -p "$(dirname "$out")"
+    partial=$(mktemp -d "$out.partial-XXXXXX") || die "could not create a folder beside $out"
+    # mktemp's folder is private (0700); the book is served and read by others.
+    chmod "$(printf '%o' $((0777 & ~$(umask))))" "$partial"
+    (
+        trap 'rm -rf "$partial"' EXIT
+        trap 'exit 130' INT TERM
+        build_into "$partial" "$results"
+        swap_into_place "$partial" "$out"
+    ) || die "the book was not built; ${out} is as it was before"
 }

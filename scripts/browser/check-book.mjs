@@ -1,26 +1,104 @@
 // Checks the built book in headless Chromium the way a reader sees it:
-//   node check-book.mjs BOOK_DIR SCREENSHOT_DIR
-// Every chapter page, at a phone width and a desktop width, in all five
-// mdBook themes: no console errors, figures drawn, inside the column and
-// legible, tables that fit or scroll, search that finds each chapter, and a
-// print page that carries the figures.
+//   node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE
+//   node check-book.mjs --safety BOOK_DIR [PAGE.html...]
+// FILE is the chapter registry: `harness chapters --json` output, or
+// code/chapters.toml itself. Every chapter page, at a phone width and a
+// desktop width, in all five mdBook themes: no console errors, figures drawn,
+// inside the column and legible, tables that fit or scroll, search that finds
+// each chapter, and a print page that carries the figures. Every page of the
+// book (only the pages named, with --safety): no dialog, no popup, and no
+// script but the theme's own.
 import { chromium } from "playwright-core";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
+import crypto from "node:crypto";
 
-const [bookDir, shotDir] = process.argv.slice(2);
-if (!bookDir || !shotDir) {
-  console.error("usage: node check-book.mjs BOOK_DIR SCREENSHOT_DIR");
+function usage(message) {
+  if (message) console.error(`check-book: ${message}`);
+  console.error("usage: node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE\n" +
+    "       node check-book.mjs --safety BOOK_DIR [PAGE.html...]");
   process.exit(2);
 }
-const CHAPTERS = {
-  "fan-in": "fan-in",
-  "mutex-swap": "swap",
-  "mutex-cost": "heartbeat",
-  "alloc-probe": "dhat",
-  "channel-latency": "crossbeam",
-};
+
+const args = process.argv.slice(2);
+const safetyOnly = args[0] === "--safety";
+let bookDir, shotDir, chaptersFile, safetyPages = [];
+if (safetyOnly) {
+  [bookDir, ...safetyPages] = args.slice(1);
+  if (!bookDir) usage();
+} else {
+  const at = args.indexOf("--chapters");
+  if (at >= 0) { chaptersFile = args[at + 1]; args.splice(at, 2); }
+  [bookDir, shotDir] = args;
+  if (!bookDir || !shotDir || args.length !== 2) usage();
+  if (!chaptersFile) usage("--chapters FILE is required: the chapter list (JSON, or code/chapters.toml)");
+}
+bookDir = path.resolve(bookDir);
+if (!fs.existsSync(bookDir) || !fs.statSync(bookDir).isDirectory()) usage(`${bookDir} is not a folder`);
+
+// The registry's TOML, as far as this needs it: [[chapter]] tables of
+// key = "string" lines; other keys, values and tables are skipped.
+function parseChaptersToml(text) {
+  const list = [];
+  let current = null;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (/^\[\[\s*chapter\s*\]\]$/.test(line)) { current = {}; list.push(current); continue; }
+    if (line.startsWith("[")) { current = null; continue; }
+    const m = line.match(/^([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*(?:#.*)?$/);
+    if (m && current) current[m[1]] = m[2] !== undefined ? JSON.parse(`"${m[2]}"`) : m[3];
+  }
+  return list;
+}
+
+function loadChapters(file) {
+  let list;
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    list = file.endsWith(".toml") ? parseChaptersToml(text) : JSON.parse(text);
+  } catch (e) {
+    usage(`cannot read the chapter list ${file}: ${e.message}`);
+  }
+  if (!Array.isArray(list) || list.length === 0) usage(`the chapter list ${file} has no chapters`);
+  const seen = new Set();
+  for (const [i, c] of list.entries()) {
+    if (typeof c?.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(c.name)) {
+      usage(`chapter ${i + 1} in ${file} has no valid name: ${JSON.stringify(c)}`);
+    }
+    if (typeof c.search !== "string" || !c.search.trim()) usage(`chapter ${c.name} in ${file} has no search keyword`);
+    if (seen.has(c.name)) usage(`chapter ${c.name} is listed twice in ${file}`);
+    seen.add(c.name);
+  }
+  return list;
+}
+
+function htmlPages(dir, prefix = "") {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const rel = prefix + e.name;
+    if (e.isDirectory()) return htmlPages(path.join(dir, e.name), rel + "/");
+    return e.name.endsWith(".html") ? [rel] : [];
+  }).sort();
+}
+
+const CHAPTERS = safetyOnly ? [] : loadChapters(chaptersFile);
+// A chapter in the list without a page, or a chapter the book exports results
+// for but the list lacks, would otherwise skip its checks without a word.
+{
+  const missing = CHAPTERS.filter((c) => !fs.existsSync(path.join(bookDir, `${c.name}.html`)))
+    .map((c) => `chapter ${c.name} is in the chapter list but the book has no ${c.name}.html`);
+  const resultsDir = path.join(bookDir, "results");
+  const unlisted = safetyOnly || !fs.existsSync(resultsDir) ? [] : fs.readdirSync(resultsDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !CHAPTERS.some((c) => c.name === e.name))
+    .map((e) => `the book exports results/${e.name}/ but chapter ${e.name} is not in the chapter list ${chaptersFile}`);
+  if (missing.length + unlisted.length > 0) {
+    for (const m of [...missing, ...unlisted]) console.error(`browser check failed: ${m}`);
+    process.exit(1);
+  }
+}
+for (const p of safetyPages) {
+  if (!fs.existsSync(path.join(bookDir, p))) usage(`${p} is not a page of ${bookDir}`);
+}
 const THEMES = ["light", "rust", "coal", "navy", "ayu"];
 const WIDTHS = [375, 1280];
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -28,6 +106,29 @@ const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
   ".svg": "image/svg+xml", ".json": "application/json", ".csv": "text/csv",
   ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".png": "image/png" };
+// The page content as mdBook wrote it: between the theme's <main> and
+// </main> (the last one: content could hold a stray "</main>").
+function contentOf(html) {
+  const start = html.indexOf("<main>"), end = html.lastIndexOf("</main>");
+  return start >= 0 && end > start ? { start: start + "<main>".length, end } : null;
+}
+
+// A policy that allows exactly the scripts the book ships: files from the
+// book's own origin and the theme's inline scripts, which all sit outside the
+// content. Report-only, so nothing a reader would see changes; a script from
+// anywhere else (inline in the content, an event handler attribute, a
+// javascript: URL) raises a securitypolicyviolation event.
+function themeScriptPolicy(html) {
+  const c = contentOf(html);
+  const outside = c ? html.slice(0, c.start) + html.slice(c.end) : html;
+  const hashes = new Set();
+  for (const m of outside.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    if (/\bsrc\s*=/i.test(m[1])) continue;
+    hashes.add(`'sha256-${crypto.createHash("sha256").update(m[2]).digest("base64")}'`);
+  }
+  return `script-src 'self' 'unsafe-eval' 'report-sample' ${[...hashes].join(" ")}; object-src 'none'; base-uri 'self'`;
+}
+
 const server = http.createServer((req, res) => {
   const url = decodeURIComponent(new URL(req.url, "http://x").pathname);
   let file = path.join(bookDir, url);
@@ -35,7 +136,9 @@ const server = http.createServer((req, res) => {
   if (!file.startsWith(path.resolve(bookDir)) || !fs.existsSync(file)) {
     res.writeHead(404); res.end("not found"); return;
   }
-  res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
+  const headers = { "content-type": TYPES[path.extname(file)] || "application/octet-stream" };
+  if (file.endsWith(".html")) headers["content-security-policy-report-only"] = themeScriptPolicy(fs.readFileSync(file, "utf8"));
+  res.writeHead(200, headers);
   fs.createReadStream(file).pipe(res);
 });
 await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
@@ -78,8 +181,72 @@ function contrastJs() {
       return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };`;
 }
 
+// What a page may run: the theme's scripts and nothing else. Three views of
+// it, each catching what the others can miss: the browser's own report of
+// any script outside the policy above plus dialogs and popups (scripts that
+// ran), the live DOM of the content (scripts that have not run yet, or
+// removed themselves), and the HTML file (what the DOM may no longer show).
+const UNSAFE_HTML = [
+  [/<script\b/i, "a <script> element in the page content"],
+  [/<(iframe|frame|object|embed|base)\b/i, "an embedded document or <base> in the page content"],
+  [/<[a-z][^>]*?\son[a-z]+\s*=/i, "an event handler attribute in the page content"],
+  [/\b(?:href|src|action|formaction|xlink:href|data)\s*=\s*["']?\s*javascript:/i, "a javascript: URL in the page content"],
+];
+
+async function safety(file) {
+  const problems = [];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("dialog", (d) => {
+    problems.push(`opens a dialog (${d.type()}: "${d.message().slice(0, 60)}")`);
+    d.dismiss().catch(() => {});
+  });
+  page.on("popup", (p) => problems.push(`opens a window (${p.url()})`));
+  await page.addInitScript(() => {
+    window.__unshippedScripts = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__unshippedScripts.push(
+      `${e.effectiveDirective} ${e.blockedURI || "inline"}${e.sample ? ` "${e.sample}"` : ""}`), true);
+  });
+  await page.goto(`${base}/${file}`, { waitUntil: "load" });
+  // Timers and load handlers a script set up get a moment to show themselves.
+  await page.waitForTimeout(300);
+  const seen = await page.evaluate(() => {
+    const out = window.__unshippedScripts.map((v) => `runs a script the book does not ship (${v})`);
+    const main = document.querySelector("main");
+    const content = document.getElementById("content") || main || document.body;
+    for (const el of content.querySelectorAll("script, iframe, frame, object, embed, base")) {
+      out.push(`has a <${el.localName}> element in its content`);
+    }
+    for (const el of content.querySelectorAll("*")) {
+      for (const a of el.attributes) {
+        if (/^on/i.test(a.name)) out.push(`has an event handler attribute ${a.name} on <${el.localName}>`);
+        else if (/^(href|src|action|formaction|xlink:href|data)$/i.test(a.name) && /^\s*javascript:/i.test(a.value)) {
+          out.push(`has a javascript: URL in ${a.name} of <${el.localName}>`);
+        }
+      }
+    }
+    for (const s of document.querySelectorAll("script[src]")) {
+      const u = new URL(s.getAttribute("src"), location.href);
+      if (u.origin !== location.origin) out.push(`loads a script from elsewhere: ${u.href}`);
+    }
+    return out;
+  });
+  problems.push(...seen);
+  const html = fs.readFileSync(path.join(bookDir, file), "utf8");
+  const c = contentOf(html);
+  if (c) {
+    const content = html.slice(c.start, c.end);
+    for (const [re, what] of UNSAFE_HTML) if (re.test(content)) problems.push(`has ${what} (in the HTML file)`);
+  }
+  await context.close();
+  const unique = [...new Set(problems)];
+  check(unique.length === 0, `${file}: ${unique.slice(0, 6).join("; ")}`);
+}
+
+for (const file of safetyPages.length ? safetyPages : htmlPages(bookDir)) await safety(file);
+
 const figureCounts = {};
-for (const [chapter, keyword] of Object.entries(CHAPTERS)) {
+for (const { name: chapter, search: keyword } of CHAPTERS) {
   const file = `${chapter}.html`;
   for (const width of WIDTHS) {
     const { page, context, errors } = await open(file, { width });
@@ -156,7 +323,7 @@ for (const [chapter, keyword] of Object.entries(CHAPTERS)) {
 }
 
 // The print page carries every chapter's figures, drawn.
-{
+if (!safetyOnly) {
   const { page, context, errors } = await open("print.html", { print: true });
   const sizes = await page.evaluate(() => [...document.querySelectorAll("figure.bench-figure svg")]
     .map((s) => s.getBoundingClientRect()).map((r) => r.width * r.height));

@@ -299,6 +299,89 @@ pub fn check_registry(root: &Path, chapters: &[crate::registry::ChapterInfo]) ->
     Ok(problems)
 }
 
+/// Every CSV download under `book/results/` must carry its measurements as
+/// numbers: a value column (one with a `<name> unit` column beside it)
+/// parses as a number wherever its row names a unit, and no cell anywhere
+/// holds a formatted measurement (`211 µs`, `2.31×`, `± 2.0 %`, `[1.2 – 1.4]`).
+pub fn check_csv(book: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let dir = book.join("results");
+    if !dir.is_dir() {
+        return Ok(problems);
+    }
+    let formatted = |cell: &str| {
+        let t = cell.trim();
+        let digits_then_unit = t
+            .char_indices()
+            .find(|(_, c)| !(c.is_ascii_digit() || ".,-+ ".contains(*c)))
+            .is_some_and(|(i, _)| {
+                i > 0
+                    && t[..i].chars().any(|c| c.is_ascii_digit())
+                    && ["ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "×", "%", "k/s", "M/s"]
+                        .iter()
+                        .any(|u| {
+                            let rest = t[i..].trim_start();
+                            rest.strip_prefix(u).is_some_and(|after| {
+                                !after.starts_with(|c: char| c.is_alphabetic())
+                            })
+                        })
+            });
+        digits_then_unit || t.contains('±') || (t.contains(" – ") && t.contains('['))
+    };
+    for chapter in fs::read_dir(&dir)? {
+        let chapter = chapter?.path();
+        if !chapter.is_dir() {
+            continue;
+        }
+        for entry in fs::read_dir(&chapter)? {
+            let path = entry?.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("csv") {
+                continue;
+            }
+            let name = path.strip_prefix(book).unwrap_or(&path).display().to_string();
+            let mut reader = csv::Reader::from_path(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let header: Vec<String> = reader.headers()?.iter().map(String::from).collect();
+            let col = |n: &str| header.iter().position(|h| h == n);
+            for (r, row) in reader.records().enumerate() {
+                let row = row.with_context(|| format!("{name}: row {} is not CSV", r + 1))?;
+                for (c, cell) in row.iter().enumerate() {
+                    if formatted(cell) {
+                        problems.push(format!(
+                            "{name}: row {}, column {:?} holds a formatted measurement {cell:?}",
+                            r + 1,
+                            header[c]
+                        ));
+                    }
+                }
+                for (c, h) in header.iter().enumerate() {
+                    let Some(unit) = col(&format!("{h} unit")) else { continue };
+                    if row.get(unit).unwrap_or("").is_empty() {
+                        continue;
+                    }
+                    for v in [Some(c), col(&format!("{h} low")), col(&format!("{h} high"))]
+                        .into_iter()
+                        .flatten()
+                    {
+                        let cell = row.get(v).unwrap_or("");
+                        if v != c && cell.is_empty() {
+                            continue;
+                        }
+                        if cell.parse::<f64>().map_or(true, |x| !x.is_finite()) {
+                            problems.push(format!(
+                                "{name}: row {}, column {:?} is not a number: {cell:?}",
+                                r + 1,
+                                header[v]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +470,28 @@ mod tests {
         let reversed: Vec<_> = chapters.iter().rev().cloned().collect();
         let problems = check_registry(&root, &reversed).unwrap();
         assert!(problems.iter().any(|p| p.contains("out of the registry's order")), "{problems:#?}");
+    }
+
+    #[test]
+    fn csv_downloads_must_hold_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let chapter = dir.path().join("results").join("demo");
+        fs::create_dir_all(&chapter).unwrap();
+        fs::write(
+            chapter.join("good.csv"),
+            "design,time,time low,time high,time unit,note\nstd,1500,1400,1600,ns,fine\nkanal,baseline,,,,32 slots\n",
+        )
+        .unwrap();
+        assert!(check_csv(dir.path()).unwrap().is_empty());
+        fs::write(
+            chapter.join("bad.csv"),
+            "design,time,time unit,ratio\nstd,1.5 ms,ns,2.31×\ntokio,211 µs ± 2.00 %,,x\n",
+        )
+        .unwrap();
+        let p = check_csv(dir.path()).unwrap();
+        assert!(p.iter().any(|m| m.contains("results/demo/bad.csv: row 1, column \"time\" is not a number")), "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("column \"ratio\" holds a formatted measurement \"2.31×\"")), "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("row 2, column \"time\" holds a formatted measurement")), "{p:#?}");
     }
 
     #[test]

@@ -117,6 +117,7 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
     }
     if book.is_dir() {
         problems.extend(check::check_links(book)?);
+        problems.extend(check::check_csv(book)?);
     }
     if problems.is_empty() {
         println!("book check: every page present, every exhibit rendered, no errors");
