@@ -1,12 +1,10 @@
 //! Runs bursts: the runtime, the sinks, the timed region and the validation.
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
-use harness::timing::{Sampling, Timing};
+use harness::timing::Sampling;
 use harness::Profile;
-use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
 use crate::burst::Tally;
@@ -23,11 +21,11 @@ pub struct Plan {
     pub workers: Vec<usize>,
     /// Passes over the whole sweep, each on a freshly built `Rig`; every
     /// point is measured once per pass and its passes are pooled
-    /// (`Measured::pooled`). A burst's time wanders between modes (where the
-    /// consumer task happens to be woken), and which mode dominates drifts
-    /// over seconds: one long timing sees one stretch of that drift, passes
-    /// spread over the run see several, and the pooled interval (repeats
-    /// drawn first) widens when they disagree.
+    /// (`sweep::Measured::pooled`). A burst's time wanders between modes
+    /// (where the consumer task happens to be woken), and which mode
+    /// dominates drifts over seconds: one long timing sees one stretch of
+    /// that drift, passes spread over the run see several, and the pooled
+    /// interval (repeats drawn first) widens when they disagree.
     pub passes: usize,
     /// Most points, per pass: equal samples, so each weighs the same in a
     /// median.
@@ -415,122 +413,6 @@ impl Rig {
             .join()
             .map_err(|_| anyhow!("the driver thread panicked"))?
     }
-}
-
-/// One timed point of the sweep, as stored in the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Measured {
-    pub sink: SinkKind,
-    pub design: Design,
-    pub workers: usize,
-    /// Criterion's estimates of one burst, in nanoseconds.
-    pub timing: Timing,
-    /// Bursts run for this point (warm-up included), each one validated.
-    pub bursts: u64,
-    /// Bytes the sink received per burst (`workers x PER_WORKER`, checked).
-    pub bytes_per_burst: u64,
-    /// Mean write calls the consumer made per burst.
-    pub writes_per_burst: f64,
-}
-
-impl Measured {
-    /// One point's passes as one point: samples pooled by `Timing::pooled`
-    /// (so the interval draws passes first), bursts added up, write calls
-    /// averaged over every burst.
-    pub fn pooled(parts: Vec<Measured>) -> Result<Measured> {
-        let first = parts.first().context("no passes to pool")?.clone();
-        if let Some(odd) = parts.iter().find(|m| {
-            (m.sink, m.design, m.workers, m.bytes_per_burst)
-                != (
-                    first.sink,
-                    first.design,
-                    first.workers,
-                    first.bytes_per_burst,
-                )
-        }) {
-            bail!(
-                "passes of different points cannot be pooled: {} / {} / {} workers and {} / {} / {} workers",
-                first.sink.label(),
-                first.design.id(),
-                first.workers,
-                odd.sink.label(),
-                odd.design.id(),
-                odd.workers
-            );
-        }
-        let bursts: u64 = parts.iter().map(|m| m.bursts).sum();
-        let writes: f64 = parts
-            .iter()
-            .map(|m| m.writes_per_burst * m.bursts as f64)
-            .sum();
-        let timing = Timing::pooled(parts.into_iter().map(|m| m.timing).collect())?;
-        Ok(Measured {
-            timing,
-            bursts,
-            writes_per_burst: writes / bursts.max(1) as f64,
-            ..first
-        })
-    }
-}
-
-/// Times `design` with criterion: every iteration is one full, validated
-/// burst. `pass` only names the timing: each pass gets its own criterion id,
-/// so criterion does not spend a bootstrap comparing it with the last pass.
-pub fn time_point(
-    rig: &mut Rig,
-    scratch: &Path,
-    sampling: Sampling,
-    (design, kind, workers): (Design, SinkKind, usize),
-    pass: usize,
-) -> Result<Measured> {
-    let id = format!(
-        "{}-{}-{}-w{workers}-pass{pass}",
-        rig.placement().label(),
-        match kind {
-            SinkKind::Tcp => "tcp",
-            SinkKind::Memory => "memory",
-        },
-        design.id()
-    );
-    let mut failure: Option<anyhow::Error> = None;
-    let (mut bursts, mut writes, mut bytes) = (0u64, 0u64, 0u64);
-    let timing = harness::timing::measure(scratch, sampling, &id, |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                if failure.is_some() {
-                    // Criterion cannot be stopped from here: report slow
-                    // iterations so it winds down at once; the error wins below.
-                    return Duration::from_secs(iters);
-                }
-                match rig.burst(design, kind, workers) {
-                    Ok(burst) => {
-                        total += burst.elapsed;
-                        bursts += 1;
-                        writes += burst.writes;
-                        bytes = burst.tally.bytes;
-                    }
-                    Err(e) => failure = Some(e),
-                }
-            }
-            total
-        })
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    if bursts == 0 {
-        bail!("{id}: criterion ran no burst");
-    }
-    Ok(Measured {
-        sink: kind,
-        design,
-        workers,
-        timing,
-        bursts,
-        bytes_per_burst: bytes,
-        writes_per_burst: writes as f64 / bursts as f64,
-    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod burst;
 pub mod experiment;
 pub mod placement;
 pub mod sink;
+pub mod sweep;
 
 pub mod floor;
 pub mod mpsc_bounded;

@@ -1,23 +1,29 @@
 //! The chapter end to end at the smoke profile: measure, check, render every
 //! exhibit; and `check` refuses results that make no sense.
-use harness::chapter::{measure_in_memory, render_exhibit};
 use std::sync::OnceLock;
 
-use harness::results::{Provenance, ResultsFile, Store};
-use harness::timing::{self, Estimate, Statistic, Timing};
-use harness::{Block, Book, Chapter, Outcome, Profile, Progress, Run};
+use harness::cli::{check_file, exhibits, render_exhibit};
+use harness::fixtures;
+use harness::measure::measure_in_memory;
+use harness::results::{ResultsFile, Store};
+use harness::stats::{self, Statistic};
+use harness::timing::Timing;
+use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
 
 use fan_in::book::{FanIn, FanInData};
-use fan_in::experiment::{Measured, Plan, FREE_DESIGNS};
+use fan_in::experiment::{Plan, FREE_DESIGNS};
 use fan_in::placement::Placement;
 use fan_in::sink::SinkKind;
+use fan_in::sweep::Measured;
 use fan_in::Design;
 
 /// One smoke run shared by the tests of this file (it takes seconds).
 fn smoke() -> &'static ResultsFile<FanInData> {
     static RUN: OnceLock<ResultsFile<FanInData>> = OnceLock::new();
     RUN.get_or_init(|| {
-        measure_in_memory::<FanIn>(Profile::Smoke, &Progress::hidden("fan-in")).expect("smoke run")
+        measure_in_memory::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))
+            .expect("smoke run")
+            .0
     })
 }
 
@@ -76,42 +82,64 @@ fn smoke_run_checks_and_renders_every_exhibit() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
     store.write(file).unwrap();
-    let published = harness::code_dir().join("results/fan-in/published-burst.json");
-    std::fs::copy(
-        published,
-        store.chapter_dir("fan-in").join("published-burst.json"),
-    )
-    .unwrap();
 
-    for exhibit in FanIn::EXHIBITS
-        .iter()
-        .map(|e| e.name)
-        .chain(harness::chapter::BUILT_IN)
-    {
-        let md = render_exhibit::<FanIn>(exhibit, &store)
-            .unwrap_or_else(|e| panic!("exhibit {exhibit}: {e:#}"));
-        assert!(md.contains(&format!("data-exhibit=\"fan-in/{exhibit}\"")));
-        assert!(!md.contains("render error"), "{exhibit}: {md}");
+    for exhibit in exhibits::<FanIn>() {
+        let name = exhibit.name;
+        let md = render_exhibit::<FanIn>(name, &store)
+            .unwrap_or_else(|e| panic!("exhibit {name}: {e:#}"));
+        assert!(md.contains(&format!("data-exhibit=\"fan-in/{name}\"")));
+        assert!(!md.contains("render error"), "{name}: {md}");
     }
     let verdicts = render_exhibit::<FanIn>("verdicts", &store).unwrap();
     for claim in FanIn::CLAIMS {
         assert!(verdicts.contains(&format!("data-claim=\"{}\"", claim.id)));
     }
-    let placement = render_exhibit::<FanIn>("placement-table", &store).unwrap();
     if file.data.placement == Placement::Pinned {
-        // One row per control point, each with both placements' pass ranges.
+        // One row per control point, each with both placements' fastest and
+        // slowest pass, in that order.
+        let book = fixtures::book::<FanIn>(file.data.clone());
+        let blocks = fixtures::render::<FanIn>("placement-table", &book);
+        let [Block::Table(t)] = blocks.as_slice() else {
+            panic!("placement-table is not one table: {blocks:?}")
+        };
         for m in &file.data.free_points {
-            assert!(
-                placement.contains(&format!("| {} | {} |", m.workers, m.design.label())),
-                "no row for {} / {}: {placement}",
-                m.workers,
-                m.design.id()
-            );
+            let row = t
+                .rows
+                .iter()
+                .find(|r| {
+                    r[0] == Cell::count(m.workers as u64) && r[1] == Cell::from(m.design.label())
+                })
+                .unwrap_or_else(|| panic!("no row for {} / {}", m.workers, m.design.id()));
+            for (fastest, slowest) in [(&row[3], &row[4]), (&row[6], &row[7])] {
+                let (Cell::Number(lo, Unit::Nanos), Cell::Number(hi, Unit::Nanos)) =
+                    (fastest, slowest)
+                else {
+                    panic!("pass range is not two times: {row:?}")
+                };
+                assert!(0.0 < *lo && lo <= hi, "{row:?}");
+            }
         }
-        assert!(placement.matches(" – ").count() >= 2 * file.data.free_points.len());
     }
     let figure = render_exhibit::<FanIn>("burst-figure", &store).unwrap();
     assert!(figure.contains("<svg") && figure.contains("published"));
+}
+
+#[test]
+fn every_measured_or_published_number_in_a_table_is_typed() {
+    let book = fixtures::book::<FanIn>(smoke().data.clone());
+    let tables = harness::cli::tables::<FanIn>(&book).unwrap();
+    assert!(tables.iter().any(|(name, _)| name == "delta-table.csv"));
+    // The parameters are words and lists; every other table's text cells
+    // are names and dashes.
+    for (name, t) in tables.iter().filter(|(n, _)| n != "parameters.csv") {
+        for row in &t.rows {
+            for cell in row {
+                if let Cell::Text(s) = cell {
+                    assert!(!s.chars().any(|c| c.is_ascii_digit()), "{name}: {s:?}");
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -126,10 +154,25 @@ fn check_rejects_nonsense() {
         );
     };
 
+    // A negative time, or a median outside its interval, is refused as the
+    // file is read, before the chapter's own checks.
+    let refused_on_load = |what: &str, broken: FanInData| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = ResultsFile::new(FanIn::NAME, smoke().provenance.clone(), broken).unwrap();
+        let path = Store::new(dir.path()).write(&file).unwrap();
+        let err = check_file::<FanIn>(&path).expect_err(what);
+        assert!(
+            format!("{err:#}").contains(what),
+            "expected {what:?} in {err:#}"
+        );
+    };
     let mut d = good.clone();
-    d.points[0].timing.median.point_ns = 0.0;
-    d.points[0].timing.median.lower_ns = 0.0;
-    rejects("zero, negative", d);
+    d.points[0].timing.median.point_ns = -1.0;
+    d.points[0].timing.median.lower_ns = -1.0;
+    refused_on_load("a duration in nanoseconds", d);
+    let mut d = good.clone();
+    d.points[0].timing.median.lower_ns = d.points[0].timing.median.point_ns * 2.0;
+    refused_on_load("does not contain its estimate", d);
 
     let mut d = good.clone();
     let gone = d.points.pop().unwrap();
@@ -187,8 +230,8 @@ fn passes_pool_into_one_point_and_refuse_strangers() {
         design,
         workers,
         timing: Timing {
-            mean: around(samples[0], 0.0),
-            median: around(samples[0], 0.0),
+            mean: Estimate::around(samples[0], 0.0),
+            median: Estimate::around(samples[0], 0.0),
             samples: samples.len(),
             iterations: samples.len() as u64,
             per_sample_ns: samples.to_vec(),
@@ -248,23 +291,14 @@ fn headline_names_finite_estimates_inside_their_intervals() {
             .unwrap()
     };
     let (swap, mpsc) = (tcp(Design::StdMutexSwap), tcp(Design::MpscUnbounded));
-    let paired = timing::paired_ratio(swap, mpsc, Statistic::Median).unwrap();
+    let paired = stats::paired_ratio(swap, mpsc, Statistic::Median).unwrap();
     let fan_1 = headline
         .iter()
         .find(|(n, _)| n.starts_with("FAN-1"))
         .unwrap()
         .1;
     assert_eq!(fan_1, paired);
-    assert_ne!(fan_1, timing::ratio(swap, mpsc, Statistic::Median));
-}
-
-/// Median `point` ± `spread` (a fraction of it).
-fn around(point: f64, spread: f64) -> Estimate {
-    Estimate {
-        point_ns: point,
-        lower_ns: point * (1.0 - spread),
-        upper_ns: point * (1.0 + spread),
-    }
+    assert_ne!(fan_1, stats::ratio(swap, mpsc, Statistic::Median));
 }
 
 /// Every point of workers 1, 8 and 2048, timed by `time(design, workers)`.
@@ -316,36 +350,9 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
 }
 
 fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
-    FanIn::check(&data).expect("synthetic data is well formed");
-    let book = Book {
-        chapter: FanIn::NAME,
-        runs: vec![Run {
-            path: "synthetic.json".into(),
-            provenance: Provenance {
-                machine: harness::machine::Machine::detect(),
-                rustc: "test".into(),
-                crates: Default::default(),
-                fingerprint: "test".into(),
-                profile: Profile::Smoke,
-                date: "test".into(),
-                wall_time_s: 0.0,
-                load_average_at_start: None,
-                busy_cores_at_start: None,
-                cores_apart: None,
-                steal_share: None,
-            },
-            data,
-            stale: false,
-            ephemeral: true,
-        }],
-        store: Store::new(harness::code_dir().join("results")),
-    };
-    let blocks = FanIn::render("verdicts", &book).unwrap();
-    let Block::Verdicts(vs) = &blocks[0] else {
-        panic!("verdicts exhibit is not a verdict block")
-    };
-    vs.iter()
-        .map(|v| (v.claim.id, v.outcome, v.evidence.clone()))
+    fixtures::verdicts::<FanIn>(data)
+        .into_iter()
+        .map(|v| (v.claim.id, v.outcome, v.evidence))
         .collect()
 }
 
@@ -356,11 +363,11 @@ fn intervals_straddling_a_threshold_give_inconclusive() {
     // recv_many removes 90 % of mpsc's excess, bounds across 90 % (FAN-4).
     // tokio ÷ std swap = 12.5× everywhere, across the low end (FAN-3).
     let straddling = synthetic(|design, w| match (design, w) {
-        (Design::MpscUnbounded, 1) => around(100.0, 0.05),
-        (Design::MpscUnbounded, _) => around(1000.0, 0.05),
-        (Design::MpscRecvMany, _) => around(190.0, 0.05),
-        (Design::TokioMutexSwap, _) => around(1250.0, 0.05),
-        _ => around(100.0, 0.05),
+        (Design::MpscUnbounded, 1) => Estimate::around(100.0, 0.05),
+        (Design::MpscUnbounded, _) => Estimate::around(1000.0, 0.05),
+        (Design::MpscRecvMany, _) => Estimate::around(190.0, 0.05),
+        (Design::TokioMutexSwap, _) => Estimate::around(1250.0, 0.05),
+        _ => Estimate::around(100.0, 0.05),
     });
     let headline = FanIn::headline(&straddling);
     assert_eq!(headline.len(), 5, "{headline:?}");
@@ -371,13 +378,13 @@ fn intervals_straddling_a_threshold_give_inconclusive() {
 
     // The same shape with tight intervals well clear of every threshold.
     let clear = synthetic(|design, w| match (design, w) {
-        (Design::StdMutexSwap, 1) => around(200.0, 0.01),
-        (Design::MpscUnbounded, 1) => around(100.0, 0.01),
-        (Design::MpscUnbounded, _) => around(2000.0, 0.01),
-        (Design::MpscRecvMany, _) => around(110.0, 0.01),
-        (Design::TokioMutexSwap, 1) => around(5000.0, 0.01),
-        (Design::TokioMutexSwap, _) => around(2500.0, 0.01),
-        _ => around(100.0, 0.01),
+        (Design::StdMutexSwap, 1) => Estimate::around(200.0, 0.01),
+        (Design::MpscUnbounded, 1) => Estimate::around(100.0, 0.01),
+        (Design::MpscUnbounded, _) => Estimate::around(2000.0, 0.01),
+        (Design::MpscRecvMany, _) => Estimate::around(110.0, 0.01),
+        (Design::TokioMutexSwap, 1) => Estimate::around(5000.0, 0.01),
+        (Design::TokioMutexSwap, _) => Estimate::around(2500.0, 0.01),
+        _ => Estimate::around(100.0, 0.01),
     });
     for (id, outcome, evidence) in outcomes(clear) {
         assert_eq!(outcome, Outcome::Holds, "{id}: {evidence}");
@@ -385,12 +392,12 @@ fn intervals_straddling_a_threshold_give_inconclusive() {
 
     // Intervals wholly on the wrong side of each threshold.
     let wrong = synthetic(|design, w| match (design, w) {
-        (Design::StdMutexSwap, 1) => around(50.0, 0.01),
-        (Design::MpscUnbounded, 1) => around(100.0, 0.01),
-        (Design::MpscUnbounded, _) => around(500.0, 0.01),
-        (Design::MpscRecvMany, _) => around(400.0, 0.01),
-        (Design::TokioMutexSwap, _) => around(200.0, 0.01),
-        _ => around(100.0, 0.01),
+        (Design::StdMutexSwap, 1) => Estimate::around(50.0, 0.01),
+        (Design::MpscUnbounded, 1) => Estimate::around(100.0, 0.01),
+        (Design::MpscUnbounded, _) => Estimate::around(500.0, 0.01),
+        (Design::MpscRecvMany, _) => Estimate::around(400.0, 0.01),
+        (Design::TokioMutexSwap, _) => Estimate::around(200.0, 0.01),
+        _ => Estimate::around(100.0, 0.01),
     });
     for (id, outcome, evidence) in outcomes(wrong) {
         assert_eq!(outcome, Outcome::DoesNotHold, "{id}: {evidence}");

@@ -2,7 +2,6 @@
 //! channel at every stage.
 use anyhow::Result;
 
-use harness::render::escape_markdown;
 use harness::{Block, Book, Cell, Table};
 
 use super::{machine_caption, point, published_rows, AllocData};
@@ -16,7 +15,7 @@ pub(super) fn grid(book: &Book<AllocData>) -> Result<Vec<Block>> {
             format!(
                 "`tokio::sync::mpsc::channel::<[u8; N]>(capacity)`: live heap bytes measured on {} beside the published table ({}).",
                 machine_caption(run),
-                escape_markdown(&published.citation())
+                published.citation()
             ),
             &[
                 "message size",

@@ -70,12 +70,28 @@ impl Dataset {
             .collect()
     }
 
-    /// "title (machine)" with a link, for captions and tables.
+    /// "title (machine)" with a link, for captions and tables; the text
+    /// escaped (it comes from a file), the URL refused unless it is http(s)
+    /// and free of characters that would end the link.
     pub fn citation(&self) -> String {
+        use crate::render::escape_markdown;
         format!(
             "[{}]({}), {}",
-            self.source.title, self.source.url, self.source.machine
+            escape_markdown(&self.source.title),
+            self.safe_url(),
+            escape_markdown(&self.source.machine)
         )
+    }
+
+    fn safe_url(&self) -> String {
+        let u = &self.source.url;
+        let plain = (u.starts_with("https://") || u.starts_with("http://"))
+            && !u.contains(|c: char| c.is_whitespace() || "()<>\"'`".contains(c));
+        if plain {
+            u.clone()
+        } else {
+            "#".into()
+        }
     }
 
     /// The same as HTML, for figure captions (raw HTML on the page).
@@ -83,7 +99,7 @@ impl Dataset {
         use crate::render::html_escape;
         format!(
             "<a href=\"{}\">{}</a>, {}",
-            html_escape(&self.source.url),
+            html_escape(&self.safe_url()),
             html_escape(&self.source.title),
             html_escape(&self.source.machine)
         )

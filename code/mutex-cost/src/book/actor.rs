@@ -1,6 +1,5 @@
 //! The actor against each mutex at the earlier post's size, in both shapes.
 use anyhow::Result;
-use harness::render::escape_markdown;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table};
 
@@ -22,7 +21,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
              runtime and worker threads are given per row; measured on {}, criterion means with 95 % intervals. Published: {}, point estimates only.",
             fmt::thousands(n as u64),
             run.machine(),
-            escape_markdown(&ds.citation())
+            ds.citation()
         ),
         &["Source", "Shape and runtime", "Mutex", "Mutex time", "Actor time", "Actor ÷ mutex"],
     )
@@ -107,7 +106,7 @@ pub(super) fn chart(book: &Book<Data>) -> Result<Vec<Block>> {
             fmt::thousands(n as u64),
             d.cores,
             run.machine(),
-            escape_markdown(&ds.citation())
+            ds.citation()
         ),
         value_axis: Axis::log("actor time ÷ mutex time"),
         bars,

@@ -1,7 +1,6 @@
 //! The published shape (join_all inside criterion's to_async): the
 //! reproduction beside the published numbers, and the scale sweep.
 use anyhow::Result;
-use harness::render::escape_markdown;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Block, Book, Cell, Figure, Point, Series, Table};
 
@@ -25,7 +24,7 @@ pub(super) fn reproduction(book: &Book<Data>) -> Result<Vec<Block>> {
             fmt::thousands(n as u64),
             join_all_runtime(d),
             run.machine(),
-            escape_markdown(&published.citation())
+            published.citation()
         ),
         &["Variant", "Measured", "÷ std Mutex (measured)", "Published", "÷ std Mutex (published)"],
     );
@@ -78,7 +77,7 @@ pub(super) fn sweep(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut cites = Vec::new();
     for (name, label) in [("mutex", "published"), ("actor", "published, earlier post")] {
         let ds = book.published(name)?;
-        cites.push(escape_markdown(&ds.citation()));
+        cites.push(ds.citation());
         for r in ds.rows::<PublishedRow>()? {
             let p = match (r.lower_ms, r.upper_ms) {
                 (Some(lo), Some(hi)) => Point::with_band(r.futures as f64, r.point_ms, lo, hi),

@@ -1,0 +1,103 @@
+//! The parameters exhibit: what the run ran under, and the sweep of every
+//! profile. Values are words and lists, so they stay text cells.
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+use harness::{Block, Book, Profile, Table};
+
+use super::{FanInData, PUBLISHED_PER_WORKER};
+use crate::experiment::{plan, HEAVY_FROM};
+
+pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let mut t = Table::new(
+        format!(
+            "Parameters of the run on {} ({} profile), {}.",
+            run.machine(),
+            run.provenance.profile,
+            d.runtime()
+        ),
+        &["Parameter", "Value"],
+    )
+    .left(&[1]);
+    let list = |ws: &[usize]| {
+        ws.iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let passes = if d.decisive_extra == 0 {
+        d.passes.to_string()
+    } else {
+        format!(
+            "{}, each followed by {} short passes over std swap and mpsc unbounded \
+             (TCP sink, below {HEAVY_FROM} workers)",
+            d.passes, d.decisive_extra,
+        )
+    };
+    let samples = {
+        let counts: BTreeSet<usize> = d.points.iter().map(|p| p.timing.samples).collect();
+        match (counts.first(), counts.last()) {
+            (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
+            _ => d.samples_per_point.to_string(),
+        }
+    };
+    let rows = [
+        ("Runtime", d.runtime()),
+        (
+            "Messages per worker (one byte each)",
+            d.per_worker.to_string(),
+        ),
+        (
+            "Bounded inbox capacity (design 2)",
+            d.bounded_capacity.to_string(),
+        ),
+        (
+            "recv_many limit per call (design 3)",
+            d.recv_many_limit.to_string(),
+        ),
+        (
+            "Chunk a worker batches before sending (design 6)",
+            format!("{} bytes", d.chunk_bytes),
+        ),
+        ("Thread placement", d.placement.describe().to_string()),
+        ("Worker counts in this run", list(&d.workers)),
+        (
+            "Passes over the sweep in this run (pooled per point)",
+            passes,
+        ),
+        (
+            "Criterion samples per point in this run, all passes",
+            samples,
+        ),
+        (
+            "Messages per worker in the published bench",
+            format!("{PUBLISHED_PER_WORKER}"),
+        ),
+    ];
+    for (k, v) in rows {
+        t.push(vec![k.to_string(), v]);
+    }
+    for p in Profile::ALL {
+        let plan = plan(p);
+        t.push(vec![
+            format!("Worker counts, {p} profile"),
+            format!(
+                "{} ({} passes of {} samples, {} ms measuring per point; {} samples, {} ms in \
+                 the first and last passes only for mpsc unbounded and bounded from {} workers; \
+                 std swap and mpsc unbounded over TCP below that, {} short passes more after \
+                 each pass)",
+                list(&plan.workers),
+                plan.passes,
+                plan.sampling.samples,
+                plan.sampling.measurement.as_millis(),
+                plan.heavy.samples,
+                plan.heavy.measurement.as_millis(),
+                HEAVY_FROM,
+                plan.decisive_extra
+            ),
+        ]);
+    }
+    Ok(vec![Block::Table(t)])
+}
