@@ -14,7 +14,7 @@
 //! pair of channels, and runs one untimed burst on each to touch their
 //! memory. It then times [`PAIRS`] bursts of each channel, one at every
 //! stack offset. The ratio is the geometric mean over windows of
-//! each window's ratio of medians (`harness::timing::paired_ratio`).
+//! each window's ratio of medians (`harness::stats::paired_ratio`).
 //!
 //! What this does not reach is the layout a process starts from: where its
 //! heap puts the channels depends on everything the process allocated
@@ -23,7 +23,9 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
-use harness::timing::{self, Estimate, Statistic, Timing};
+use harness::stats::{paired_ratio, Statistic};
+use harness::timing::Timing;
+use harness::Estimate;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
@@ -53,7 +55,7 @@ impl HeadToHead {
     /// tokio's time per burst over crossbeam's: the geometric mean of the
     /// windows' ratios of medians, with a 95 % interval that draws windows.
     pub fn ratio(&self) -> Result<Estimate> {
-        timing::paired_ratio(&self.tokio, &self.crossbeam, Statistic::Median)
+        paired_ratio(&self.tokio, &self.crossbeam, Statistic::Median)
             .with_context(|| format!("the head-to-head ratio at {} B", self.bytes))
     }
 

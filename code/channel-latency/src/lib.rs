@@ -146,7 +146,7 @@ pub fn sweep_repeats(profile: Profile) -> usize {
 /// Windows of experiment A's head-to-head timing at each size, in passes
 /// over every size like the sweep's repeats; each window times
 /// `head_to_head::PAIRS` bursts of each channel. Four is the fewest that
-/// `harness::timing::paired_ratio` draws an interval from.
+/// `harness::stats::paired_ratio` draws an interval from.
 pub fn head_to_head_windows(profile: Profile) -> usize {
     profile.pick(4, 12, 24)
 }

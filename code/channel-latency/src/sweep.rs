@@ -8,13 +8,13 @@
 //! different stack offsets (`stack::shifted`).
 use std::cell::Cell;
 use std::future::Future;
-use std::path::Path;
 use std::pin::pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use harness::timing::{self, Sampling, Timing};
+use harness::timing::{Sampling, Timing};
+use harness::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
@@ -161,7 +161,7 @@ impl Tally {
 /// (`stack::shifted`) and is timed on its own: `burst` runs one and returns
 /// its time and checksum.
 fn time_bursts(
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     id: &str,
     tally: &Tally,
@@ -169,7 +169,7 @@ fn time_bursts(
 ) -> Result<Timing> {
     let expected = burst_checksum(BURST);
     let mut turn = 0;
-    timing::measure(scratch, sampling, id, |b| {
+    lab.time(id, sampling, |b| {
         b.iter_custom(|iters| {
             let mut wrong = 0;
             let mut elapsed = Duration::ZERO;
@@ -187,13 +187,13 @@ fn time_bursts(
 
 fn time_sync<P: Payload, C: SyncBurst<P>>(
     mut chan: C,
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     id: &str,
 ) -> Result<(Timing, u64)> {
     let mut stock = P::stock(BURST);
     let tally = Tally::default();
-    let timing = time_bursts(scratch, sampling, id, &tally, || {
+    let timing = time_bursts(lab, sampling, id, &tally, || {
         let start = Instant::now();
         let sum = chan.burst(&mut stock, BURST);
         (start.elapsed(), sum)
@@ -205,7 +205,7 @@ fn time_sync<P: Payload, C: SyncBurst<P>>(
 fn time_async<P: Payload, C: AsyncBurst<P>>(
     mut chan: C,
     rt: &Runtime,
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
     id: &str,
 ) -> Result<(Timing, u64, u64)> {
@@ -214,7 +214,7 @@ fn time_async<P: Payload, C: AsyncBurst<P>>(
     let tally = Tally::default();
     // The task's state lives in `block_on`'s frame: entering the runtime
     // per burst is what moves it with the offset.
-    let timing = time_bursts(scratch, sampling, id, &tally, || {
+    let timing = time_bursts(lab, sampling, id, &tally, || {
         rt.block_on(async {
             let start = Instant::now();
             let sum = chan.burst(&mut stock, BURST).await;
@@ -252,33 +252,34 @@ fn point<P: Payload>(
     variant: Variant,
     carry: Carry,
     rt: &Runtime,
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
+    repeat: usize,
 ) -> Result<Point> {
-    let id = format!("{}-{}-{}", variant.id(), carry.id(), P::BYTES);
+    let id = format!("{}-{}-{}-r{repeat}", variant.id(), carry.id(), P::BYTES);
     let (timing, bursts_checked, polls) = match variant {
         Variant::TokioMpsc => {
-            let (t, n, p) = time_async(TokioMpsc::<P>::new(CAPACITY), rt, scratch, sampling, &id)?;
+            let (t, n, p) = time_async(TokioMpsc::<P>::new(CAPACITY), rt, lab, sampling, &id)?;
             (t, n, Some(p))
         }
         Variant::KanalAsync => {
-            let (t, n, p) = time_async(KanalAsync::<P>::new(CAPACITY), rt, scratch, sampling, &id)?;
+            let (t, n, p) = time_async(KanalAsync::<P>::new(CAPACITY), rt, lab, sampling, &id)?;
             (t, n, Some(p))
         }
         Variant::Crossbeam => {
-            let (t, n) = time_sync(CrossbeamBounded::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            let (t, n) = time_sync(CrossbeamBounded::<P>::new(CAPACITY), lab, sampling, &id)?;
             (t, n, None)
         }
         Variant::KanalSync => {
-            let (t, n) = time_sync(KanalSync::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            let (t, n) = time_sync(KanalSync::<P>::new(CAPACITY), lab, sampling, &id)?;
             (t, n, None)
         }
         Variant::StdSyncChannel => {
-            let (t, n) = time_sync(StdSyncChannel::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            let (t, n) = time_sync(StdSyncChannel::<P>::new(CAPACITY), lab, sampling, &id)?;
             (t, n, None)
         }
         Variant::VecFloor => {
-            let (t, n) = time_sync(VecFloor::<P>::new(CAPACITY), scratch, sampling, &id)?;
+            let (t, n) = time_sync(VecFloor::<P>::new(CAPACITY), lab, sampling, &id)?;
             (t, n, None)
         }
     };
@@ -297,23 +298,26 @@ fn sized<const N: usize>(
     variant: Variant,
     carry: Carry,
     rt: &Runtime,
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
+    repeat: usize,
 ) -> Result<Point> {
     match carry {
-        Carry::Array => point::<[u8; N]>(variant, carry, rt, scratch, sampling),
-        Carry::Boxed => point::<Box<[u8; N]>>(variant, carry, rt, scratch, sampling),
+        Carry::Array => point::<[u8; N]>(variant, carry, rt, lab, sampling, repeat),
+        Carry::Boxed => point::<Box<[u8; N]>>(variant, carry, rt, lab, sampling, repeat),
     }
 }
 
-/// Measures one variant at one payload size (one of `PAYLOAD_SIZES`).
+/// Measures one variant at one payload size (one of `PAYLOAD_SIZES`), as
+/// repeat number `repeat` of the point (which keeps its timing id unique).
 pub fn measure_point(
     variant: Variant,
     carry: Carry,
     bytes: usize,
     rt: &Runtime,
-    scratch: &Path,
+    lab: &Lab,
     sampling: Sampling,
+    repeat: usize,
 ) -> Result<Point> {
     let f = match bytes {
         8 => sized::<8>,
@@ -326,14 +330,20 @@ pub fn measure_point(
         32768 => sized::<32768>,
         other => anyhow::bail!("no payload type for {other} bytes"),
     };
-    f(variant, carry, rt, scratch, sampling)
+    f(variant, carry, rt, lab, sampling, repeat)
 }
 
-/// Times one `memcpy` of `BURST * bytes` bytes and checks it copied them all.
-pub fn measure_memcpy(bytes: usize, scratch: &Path, sampling: Sampling) -> Result<MemcpyPoint> {
+/// Times one `memcpy` of `BURST * bytes` bytes and checks it copied them
+/// all, as repeat number `repeat` of the floor.
+pub fn measure_memcpy(
+    bytes: usize,
+    lab: &Lab,
+    sampling: Sampling,
+    repeat: usize,
+) -> Result<MemcpyPoint> {
     let mut floor = MemcpyFloor::new(BURST * bytes);
-    let id = format!("memcpy-{bytes}");
-    let timing = timing::measure(scratch, sampling, &id, |b| b.iter(|| floor.copy()))?;
+    let id = format!("memcpy-{bytes}-r{repeat}");
+    let timing = lab.time(&id, sampling, |b| b.iter(|| floor.copy()))?;
     ensure!(floor.verified(), "{id}: the copy did not move every byte");
     Ok(MemcpyPoint { bytes, timing })
 }

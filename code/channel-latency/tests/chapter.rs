@@ -6,16 +6,23 @@ use std::sync::OnceLock;
 
 use channel_latency::book::Data;
 use channel_latency::ChannelLatency;
-use harness::chapter::{check_file, measure_in_memory, render_exhibit, Chapter};
+use harness::cli::{check_file, render_exhibit};
+use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
-use harness::{Profile, Progress};
+use harness::{fixtures, Block, Cell, Chapter, Outcome, Profile, Progress, Unit, Verdict};
 
 fn smoke() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     RUN.get_or_init(|| {
-        measure_in_memory::<ChannelLatency>(Profile::Smoke, &Progress::hidden("channel-latency"))
+        measure_in_memory::<ChannelLatency>(Profile::Smoke, Progress::hidden("channel-latency"))
             .expect("the smoke profile measures and validates")
+            .0
     })
+}
+
+/// Where a results file of this machine must lie in `dir`: named after the machine.
+fn file_in(dir: &Path) -> PathBuf {
+    dir.join(format!("{}.json", smoke().provenance.machine.id))
 }
 
 fn published_dir() -> PathBuf {
@@ -89,7 +96,7 @@ fn a_second_machine_gets_its_own_line_and_lat4_is_decided_on_arm64() {
 /// Writes `file` (after `damage`) and returns the import check's error.
 fn rejection(damage: impl FnOnce(&mut serde_json::Value)) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("other-machine.json");
+    let path = file_in(dir.path());
     let mut value = serde_json::to_value(smoke()).unwrap();
     damage(&mut value);
     std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
@@ -102,7 +109,7 @@ fn rejection(damage: impl FnOnce(&mut serde_json::Value)) -> String {
 #[test]
 fn a_good_file_from_another_machine_passes_the_import_check() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("other.json");
+    let path = file_in(dir.path());
     std::fs::write(&path, serde_json::to_vec_pretty(smoke()).unwrap()).unwrap();
     let file = check_file::<ChannelLatency>(&path).expect("a genuine results file passes");
     assert_eq!(file.chapter, "channel-latency");
@@ -120,15 +127,15 @@ fn damaged_files_are_rejected_with_the_reason() {
             Box::new(|v| v["schema"] = "something-else".into()),
         ),
         (
-            "no machine",
+            "machine id \"\" must be",
             Box::new(|v| v["provenance"]["machine"]["id"] = "".into()),
         ),
         (
-            "zero or negative",
+            "does not contain its estimate 0",
             Box::new(|v| v["data"]["points"][0]["timing"]["mean"]["point_ns"] = 0.0.into()),
         ),
         (
-            "zero or negative",
+            "data.points[3].timing.mean.lower_ns = -6.0: a duration in nanoseconds",
             Box::new(|v| {
                 let m = &mut v["data"]["points"][3]["timing"]["mean"];
                 m["point_ns"] = (-5.0).into();
@@ -136,11 +143,11 @@ fn damaged_files_are_rejected_with_the_reason() {
             }),
         ),
         (
-            "outside its interval",
+            "does not contain its estimate",
             Box::new(|v| v["data"]["points"][1]["timing"]["mean"]["upper_ns"] = 1.0.into()),
         ),
         (
-            "lacks tokio array 8 B",
+            "experiment A has no point (\"tokio\", \"array\", 8)",
             Box::new(|v| {
                 v["data"]["points"].as_array_mut().unwrap().remove(0);
             }),
@@ -205,6 +212,21 @@ fn damaged_files_are_rejected_with_the_reason() {
         (
             "setup records no windows",
             Box::new(|v| v["data"]["sweep"]["head_to_head_windows"] = 0.into()),
+        ),
+        (
+            "missing field `head_to_head`",
+            Box::new(|v| {
+                v["data"].as_object_mut().unwrap().remove("head_to_head");
+            }),
+        ),
+        (
+            "missing field `repeats`",
+            Box::new(|v| {
+                v["data"]["sweep"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("repeats");
+            }),
         ),
         ("layout", Box::new(|v| v["data"] = "junk".into())),
     ];
@@ -284,19 +306,26 @@ fn windows_of(times: &[f64]) -> harness::timing::Timing {
     .unwrap()
 }
 
-/// The verdicts page for a smoke run whose head-to-head windows at each size
-/// have tokio take `tokio_at(bytes)` (one time per window; crossbeam takes
-/// 1000 ns everywhere).
-fn verdicts_with(tokio_at: impl Fn(usize) -> Vec<f64>) -> String {
-    let mut file = smoke().clone();
-    for h in &mut file.data.head_to_head {
+/// The verdicts for a smoke run whose head-to-head windows at each size have
+/// tokio take `tokio_at(bytes)` (one time per window; crossbeam takes 1000 ns
+/// everywhere).
+fn verdicts_with(tokio_at: impl Fn(usize) -> Vec<f64>) -> Vec<Verdict> {
+    let mut data = smoke().data.clone();
+    for h in &mut data.head_to_head {
         let tokio = tokio_at(h.bytes);
         h.crossbeam = windows_of(&vec![1000.0; tokio.len()]);
         h.tokio = windows_of(&tokio);
     }
-    ChannelLatency::check(&file.data).expect("the edited run is still a valid file");
-    let (_dir, store) = store_with(&[&file]);
-    render_exhibit::<ChannelLatency>("verdicts", &store).unwrap()
+    fixtures::verdicts::<ChannelLatency>(data)
+}
+
+/// The outcome this machine's run gives `claim`.
+fn outcome(verdicts: &[Verdict], claim: &str) -> Outcome {
+    verdicts
+        .iter()
+        .find(|v| v.claim.id == claim && v.machine.is_some())
+        .unwrap_or_else(|| panic!("no {claim} verdict in {verdicts:?}"))
+        .outcome
 }
 
 #[test]
@@ -304,13 +333,6 @@ fn a_verdict_holds_only_when_its_whole_interval_says_so() {
     if std::env::consts::ARCH != "x86_64" {
         return; // LAT-1 and LAT-2 are about x86-64 machines.
     }
-    let outcome = |page: &str, claim: &str| -> String {
-        let at = page
-            .find(&format!("data-claim=\"{claim}\">"))
-            .unwrap_or_else(|| panic!("no {claim} verdict in {page}"));
-        let rest = &page[at..];
-        rest[rest.find('>').unwrap() + 1..rest.find('<').unwrap()].to_string()
-    };
     let windows = channel_latency::head_to_head_windows(Profile::Smoke);
     let same = |ns: f64| vec![ns; windows];
     // Windows that disagree around `m`, so the interval is wide.
@@ -321,42 +343,47 @@ fn a_verdict_holds_only_when_its_whole_interval_says_so() {
     };
 
     // 8 B clearly the largest ratio, 1 KiB and 4 KiB exactly 1.
-    let page = verdicts_with(|b| match b {
+    let v = verdicts_with(|b| match b {
         8 => same(3000.0),
         1024 | 4096 => same(1000.0),
         32768 => same(1300.0),
         _ => same(2000.0),
     });
-    assert_eq!(outcome(&page, "LAT-2"), "holds");
-    assert_eq!(outcome(&page, "LAT-1"), "holds");
-    assert_eq!(outcome(&page, "LAT-3"), "holds");
+    assert_eq!(outcome(&v, "LAT-2"), Outcome::Holds);
+    assert_eq!(outcome(&v, "LAT-1"), Outcome::Holds);
+    assert_eq!(outcome(&v, "LAT-3"), Outcome::Holds);
+    let lat1 = v.iter().find(|v| v.claim.id == "LAT-1").unwrap();
+    assert_eq!(
+        lat1.evidence,
+        "ratio 1.00× [1.00 – 1.00] at 1 KiB and 1.00× [1.00 – 1.00] at 4 KiB"
+    );
 
     // 8 B still the largest point, but 64 B's interval reaches above it;
     // 1 KiB's ratio is 1.0 and 32 KiB's 1.3, with intervals past the bounds.
-    let page = verdicts_with(|b| match b {
+    let v = verdicts_with(|b| match b {
         8 => same(3000.0),
         64 => spread(2900.0, 300.0),
         1024 => spread(1000.0, 300.0),
         32768 => spread(1300.0, 300.0),
         _ => same(1000.0),
     });
-    assert_eq!(outcome(&page, "LAT-2"), "inconclusive");
-    assert_eq!(outcome(&page, "LAT-1"), "inconclusive");
-    assert_eq!(outcome(&page, "LAT-3"), "inconclusive");
+    assert_eq!(outcome(&v, "LAT-2"), Outcome::Inconclusive);
+    assert_eq!(outcome(&v, "LAT-1"), Outcome::Inconclusive);
+    assert_eq!(outcome(&v, "LAT-3"), Outcome::Inconclusive);
 
     // 64 B clearly above 8 B; 1 KiB wholly above 1.1.
-    let page = verdicts_with(|b| match b {
+    let v = verdicts_with(|b| match b {
         8 => same(3000.0),
         64 => same(4000.0),
         1024 => same(1500.0),
         _ => same(1000.0),
     });
-    assert_eq!(outcome(&page, "LAT-2"), "does not hold");
-    assert_eq!(outcome(&page, "LAT-1"), "does not hold");
+    assert_eq!(outcome(&v, "LAT-2"), Outcome::DoesNotHold);
+    assert_eq!(outcome(&v, "LAT-1"), Outcome::DoesNotHold);
 }
 
 #[test]
-fn the_verdicts_rest_on_the_head_to_head_ratio_and_older_files_on_the_sweep() {
+fn the_verdicts_rest_on_the_head_to_head_ratio() {
     let data = &smoke().data;
     assert_eq!(
         data.sweep.head_to_head_windows,
@@ -374,41 +401,45 @@ fn the_verdicts_rest_on_the_head_to_head_ratio_and_older_files_on_the_sweep() {
             per_window * data.sweep.head_to_head_windows as u64
         );
         let headline = data.tokio_over_crossbeam(h.bytes).unwrap();
-        let paired = harness::timing::paired_ratio(
-            &h.tokio,
-            &h.crossbeam,
-            harness::timing::Statistic::Median,
-        )
-        .unwrap();
+        let paired =
+            harness::stats::paired_ratio(&h.tokio, &h.crossbeam, harness::stats::Statistic::Median)
+                .unwrap();
         assert_eq!(headline, paired, "at {} B", h.bytes);
     }
-    // A file made before the head-to-head timing: the sweep's ratio.
-    let mut old = data.clone();
-    old.head_to_head.clear();
-    old.sweep.head_to_head_windows = 0;
-    old.sweep.head_to_head_pairs = 0;
-    ChannelLatency::check(&old).expect("a file without head-to-head points is valid");
-    for bytes in channel_latency::PAYLOAD_SIZES {
+    // The headline is the head-to-head ratio at every size.
+    let headline = ChannelLatency::headline(data);
+    assert_eq!(headline.len(), channel_latency::PAYLOAD_SIZES.len());
+    assert_eq!(headline[0].0, "tokio mpsc ÷ crossbeam-channel, 8 B");
+    assert_eq!(headline[0].1, data.tokio_over_crossbeam(8).unwrap());
+
+    // A run without head-to-head points is refused, not read another way.
+    let mut without = data.clone();
+    without.head_to_head.clear();
+    let err = ChannelLatency::check(&without).unwrap_err().to_string();
+    assert!(err.contains("0 head-to-head points, expected 8"), "{err}");
+    assert!(without.tokio_over_crossbeam(8).is_err());
+
+    // The table says which ratio each column shows, as typed ratios.
+    let book = fixtures::book::<ChannelLatency>(data.clone());
+    let blocks = fixtures::render::<ChannelLatency>("ratio-table", &book);
+    let Some(Block::Table(t)) = blocks.first() else {
+        panic!("ratio-table renders a table: {blocks:?}");
+    };
+    let ends = |suffix: &str| t.header.iter().filter(|h| h.ends_with(suffix)).count();
+    assert_eq!(ends(", head to head"), 1, "{:?}", t.header);
+    assert_eq!(ends(", timed alone"), 1, "{:?}", t.header);
+    for (row, bytes) in t.rows.iter().zip(channel_latency::PAYLOAD_SIZES) {
         assert_eq!(
-            old.tokio_over_crossbeam(bytes),
-            old.alone_ratio(channel_latency::Carry::Array, bytes)
+            row[3],
+            Cell::Estimate(data.tokio_over_crossbeam(bytes).unwrap(), Unit::Ratio)
         );
-        assert_ne!(
-            old.tokio_over_crossbeam(bytes),
-            data.tokio_over_crossbeam(bytes),
-            "at {bytes} B"
+        assert_eq!(
+            row[4],
+            Cell::Estimate(
+                data.alone_ratio(channel_latency::Carry::Array, bytes)
+                    .unwrap(),
+                Unit::Ratio
+            )
         );
     }
-    // Its page says which ratio each column shows.
-    let mut file = smoke().clone();
-    file.data = old;
-    let (_dir, store) = store_with(&[&file]);
-    let table = render_exhibit::<ChannelLatency>("ratio-table", &store).unwrap();
-    // The machine's column and the primary's timed-alone column.
-    assert_eq!(table.matches(", timed alone |").count(), 2, "{table}");
-    assert!(!table.contains(", head to head |"), "{table}");
-    let (_dir, store) = store_with(&[smoke()]);
-    let table = render_exhibit::<ChannelLatency>("ratio-table", &store).unwrap();
-    assert_eq!(table.matches(", head to head |").count(), 1, "{table}");
-    assert_eq!(table.matches(", timed alone |").count(), 1, "{table}");
 }

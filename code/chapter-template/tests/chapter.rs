@@ -24,11 +24,18 @@ fn the_verdict_follows_the_ratio() {
     let v = fixtures::verdicts::<Template>(slower);
     assert_eq!(v.len(), 1);
     assert_eq!(v[0].outcome, Outcome::Holds);
-    assert!(v[0].evidence.contains("crossbeam ÷ vec = "), "{}", v[0].evidence);
+    assert!(
+        v[0].evidence.contains("crossbeam ÷ vec = "),
+        "{}",
+        v[0].evidence
+    );
     let faster = Data {
         batch: BATCH,
         vec: timing(5_000.0),
         crossbeam: timing(1_000.0),
     };
-    assert_eq!(fixtures::verdicts::<Template>(faster)[0].outcome, Outcome::DoesNotHold);
+    assert_eq!(
+        fixtures::verdicts::<Template>(faster)[0].outcome,
+        Outcome::DoesNotHold
+    );
 }

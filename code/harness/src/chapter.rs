@@ -12,8 +12,8 @@ use crate::measure::profile::Profile;
 use crate::measure::progress::Progress;
 use crate::measure::{measure_in_memory, Lab};
 use crate::render::blocks::Block;
-use crate::results::published::Dataset;
 use crate::results::fingerprint::fingerprint;
+use crate::results::published::Dataset;
 use crate::results::{read_results, Provenance, Store};
 use crate::values::Estimate;
 
@@ -118,7 +118,8 @@ impl<D> Book<D> {
     pub fn derived(&self) -> crate::measure::stats::Derived {
         let mut all = crate::measure::stats::Derived::default();
         for run in &self.runs {
-            all.0.extend(run.derived.0.iter().map(|(k, v)| (k.clone(), *v)));
+            all.0
+                .extend(run.derived.0.iter().map(|(k, v)| (k.clone(), *v)));
         }
         all
     }

@@ -255,13 +255,16 @@ pub fn exhibits_requested(markdown: &str) -> Vec<String> {
 /// the registry's order under its title, the README's table names each
 /// crate with its title, and the introduction links each page. Returns one
 /// line per disagreement.
-pub fn check_registry(root: &Path, chapters: &[crate::registry::ChapterInfo]) -> Result<Vec<String>> {
+pub fn check_registry(
+    root: &Path,
+    chapters: &[crate::registry::ChapterInfo],
+) -> Result<Vec<String>> {
     let read = |rel: &str| {
         fs::read_to_string(root.join(rel)).with_context(|| format!("cannot read {rel}"))
     };
     let mut problems = Vec::new();
-    let workspace: toml::Value = toml::from_str(&read("code/Cargo.toml")?)
-        .context("code/Cargo.toml is not valid TOML")?;
+    let workspace: toml::Value =
+        toml::from_str(&read("code/Cargo.toml")?).context("code/Cargo.toml is not valid TOML")?;
     let members: Vec<&str> = workspace
         .get("workspace")
         .and_then(|w| w.get("members"))
@@ -275,7 +278,9 @@ pub fn check_registry(root: &Path, chapters: &[crate::registry::ChapterInfo]) ->
     for c in chapters {
         let name = &c.name;
         if !members.contains(&name.as_str()) {
-            problems.push(format!("code/Cargo.toml: the workspace lacks chapter crate {name}"));
+            problems.push(format!(
+                "code/Cargo.toml: the workspace lacks chapter crate {name}"
+            ));
         }
         let entry = format!("[{}]({name}.md)", c.title);
         match summary.find(&entry) {
@@ -287,7 +292,9 @@ pub fn check_registry(root: &Path, chapters: &[crate::registry::ChapterInfo]) ->
         }
         let row = format!("| {} | `code/{name}` |", c.title);
         if !readme.contains(&row) {
-            problems.push(format!("README.md: the chapter table has no row starting {row}"));
+            problems.push(format!(
+                "README.md: the chapter table has no row starting {row}"
+            ));
         }
         if !intro.contains(&format!("({name}.md)")) {
             problems.push(format!("src/introduction.md: no link to {name}.md"));
@@ -317,14 +324,15 @@ pub fn check_csv(book: &Path) -> Result<Vec<String>> {
             .is_some_and(|(i, _)| {
                 i > 0
                     && t[..i].chars().any(|c| c.is_ascii_digit())
-                    && ["ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "×", "%", "k/s", "M/s"]
-                        .iter()
-                        .any(|u| {
-                            let rest = t[i..].trim_start();
-                            rest.strip_prefix(u).is_some_and(|after| {
-                                !after.starts_with(|c: char| c.is_alphabetic())
-                            })
-                        })
+                    && [
+                        "ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "×", "%", "k/s", "M/s",
+                    ]
+                    .iter()
+                    .any(|u| {
+                        let rest = t[i..].trim_start();
+                        rest.strip_prefix(u)
+                            .is_some_and(|after| !after.starts_with(|c: char| c.is_alphabetic()))
+                    })
             });
         digits_then_unit || t.contains('±') || (t.contains(" – ") && t.contains('['))
     };
@@ -338,7 +346,11 @@ pub fn check_csv(book: &Path) -> Result<Vec<String>> {
             if path.extension().and_then(|e| e.to_str()) != Some("csv") {
                 continue;
             }
-            let name = path.strip_prefix(book).unwrap_or(&path).display().to_string();
+            let name = path
+                .strip_prefix(book)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             let mut reader = csv::Reader::from_path(&path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             let header: Vec<String> = reader.headers()?.iter().map(String::from).collect();
@@ -355,7 +367,9 @@ pub fn check_csv(book: &Path) -> Result<Vec<String>> {
                     }
                 }
                 for (c, h) in header.iter().enumerate() {
-                    let Some(unit) = col(&format!("{h} unit")) else { continue };
+                    let Some(unit) = col(&format!("{h} unit")) else {
+                        continue;
+                    };
                     if row.get(unit).unwrap_or("").is_empty() {
                         continue;
                     }
@@ -463,13 +477,27 @@ mod tests {
             search: "sixth".into(),
         });
         let problems = check_registry(&root, &more).unwrap();
-        for place in ["code/Cargo.toml", "src/SUMMARY.md", "README.md", "src/introduction.md", "src/sixth.md"] {
-            assert!(problems.iter().any(|p| p.starts_with(place)), "{place}: {problems:#?}");
+        for place in [
+            "code/Cargo.toml",
+            "src/SUMMARY.md",
+            "README.md",
+            "src/introduction.md",
+            "src/sixth.md",
+        ] {
+            assert!(
+                problems.iter().any(|p| p.starts_with(place)),
+                "{place}: {problems:#?}"
+            );
         }
         // And the order: the registry reversed.
         let reversed: Vec<_> = chapters.iter().rev().cloned().collect();
         let problems = check_registry(&root, &reversed).unwrap();
-        assert!(problems.iter().any(|p| p.contains("out of the registry's order")), "{problems:#?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("out of the registry's order")),
+            "{problems:#?}"
+        );
     }
 
     #[test]
@@ -490,8 +518,16 @@ mod tests {
         .unwrap();
         let p = check_csv(dir.path()).unwrap();
         assert!(p.iter().any(|m| m.contains("results/demo/bad.csv: row 1, column \"time\" is not a number")), "{p:#?}");
-        assert!(p.iter().any(|m| m.contains("column \"ratio\" holds a formatted measurement \"2.31×\"")), "{p:#?}");
-        assert!(p.iter().any(|m| m.contains("row 2, column \"time\" holds a formatted measurement")), "{p:#?}");
+        assert!(
+            p.iter()
+                .any(|m| m.contains("column \"ratio\" holds a formatted measurement \"2.31×\"")),
+            "{p:#?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.contains("row 2, column \"time\" holds a formatted measurement")),
+            "{p:#?}"
+        );
     }
 
     #[test]

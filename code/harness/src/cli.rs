@@ -226,7 +226,11 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
         Some(Command::Derive { file }) => check_file::<C>(&file).and_then(|f| {
             let f = derive::<C>(f, &file)?;
             crate::results::write_atomically(&file, &f.to_bytes()?)?;
-            println!("{}: {} intervals drawn and stored", file.display(), f.derived.0.len());
+            println!(
+                "{}: {} intervals drawn and stored",
+                file.display(),
+                f.derived.0.len()
+            );
             Ok(())
         }),
         Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
@@ -305,10 +309,7 @@ pub fn measure<C: Chapter>(
 
 /// `file` with every interval its exhibits draw from its data (see
 /// `stats::Derived`), found by rendering each exhibit once.
-pub fn derive<C: Chapter>(
-    file: ResultsFile<C::Data>,
-    path: &Path,
-) -> Result<ResultsFile<C::Data>> {
+pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<ResultsFile<C::Data>> {
     let ResultsFile {
         provenance,
         data,

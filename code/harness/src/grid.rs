@@ -36,6 +36,11 @@ mod tests {
         assert!(two.to_string().contains("more than one point 2"));
         // Keys may borrow from the points.
         let named = [(String::from("std"), 1), (String::from("tokio"), 2)];
-        assert_eq!(super::find(&named, "locks", "tokio", |p| p.0.as_str()).unwrap().1, 2);
+        assert_eq!(
+            super::find(&named, "locks", "tokio", |p| p.0.as_str())
+                .unwrap()
+                .1,
+            2
+        );
     }
 }

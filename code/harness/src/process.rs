@@ -19,7 +19,10 @@ pub fn die_with_parent() -> Result<()> {
         // changes only this process's own attributes.
         let rc = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) };
         if rc != 0 {
-            bail!("cannot ask to end with the parent process: {}", std::io::Error::last_os_error());
+            bail!(
+                "cannot ask to end with the parent process: {}",
+                std::io::Error::last_os_error()
+            );
         }
         // The parent may have ended before the request took effect.
         if std::os::unix::process::parent_id() != before {

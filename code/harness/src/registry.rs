@@ -81,7 +81,8 @@ mod tests {
     fn the_registry_names_each_chapter_once_as_a_slug() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("chapters.toml");
-        let entry = |n: &str| format!("[[chapter]]\nname = \"{n}\"\ntitle = \"T\"\nsearch = \"s\"\n");
+        let entry =
+            |n: &str| format!("[[chapter]]\nname = \"{n}\"\ntitle = \"T\"\nsearch = \"s\"\n");
         std::fs::write(&file, entry("a-b") + &entry("c")).unwrap();
         let names: Vec<String> = read(&file).unwrap().into_iter().map(|c| c.name).collect();
         assert_eq!(names, ["a-b", "c"]);

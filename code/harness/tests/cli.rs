@@ -224,9 +224,17 @@ fn the_registry_is_printed_for_scripts() {
     let names: Vec<&str> = all.iter().filter_map(|c| c["name"].as_str()).collect();
     assert_eq!(
         names,
-        ["fan-in", "mutex-swap", "mutex-cost", "alloc-probe", "channel-latency"]
+        [
+            "fan-in",
+            "mutex-swap",
+            "mutex-cost",
+            "alloc-probe",
+            "channel-latency"
+        ]
     );
-    assert!(all.iter().all(|c| c["title"].is_string() && c["search"].is_string()));
+    assert!(all
+        .iter()
+        .all(|c| c["title"].is_string() && c["search"].is_string()));
     // Another registry, named by BOOK_CHAPTERS, replaces it; a broken one is named.
     let dir = tempfile::tempdir().unwrap();
     let other = dir.path().join("chapters.toml");

@@ -25,11 +25,15 @@ pub fn timings(book: &Book<Data>) -> Result<Vec<Block>> {
 
 pub fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let point = |x: f64, e: &harness::Estimate| Point::with_band(x, e.point_ns, e.lower_ns, e.upper_ns);
+    let point =
+        |x: f64, e: &harness::Estimate| Point::with_band(x, e.point_ns, e.lower_ns, e.upper_ns);
     Ok(vec![Block::Figure(Figure {
         id: "template-timings".into(),
         title: "Time per batch".into(),
-        caption: format!("Median time per batch on {}, with 95 % intervals.", run.machine()),
+        caption: format!(
+            "Median time per batch on {}, with 95 % intervals.",
+            run.machine()
+        ),
         x: Axis::linear("variant (1 = vec, 2 = crossbeam)"),
         y: Axis::log("time per batch (ns)"),
         series: vec![

@@ -258,4 +258,3 @@ fn machine_section(machine: &str, pairs: &[&FilePair]) -> String {
     }
     out
 }
-

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 
 use crate::cli::Headline;
-use crate::render::blocks::Table;
 use crate::registry::ChapterInfo;
+use crate::render::blocks::Table;
 use crate::results::{read_results, Provenance, Store};
 use crate::values::Estimate;
 
@@ -222,7 +222,6 @@ pub fn honest_disjoint_share() -> f64 {
 pub fn erfc(x: f64) -> f64 {
     libm::erfc(x)
 }
-
 
 /// Decimals that give `v` three significant digits (`sig3`'s, except that a
 /// figure below 0.1 keeps three digits too: `0.0825`).

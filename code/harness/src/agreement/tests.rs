@@ -1,4 +1,3 @@
-
 use super::exhibit::{decimals, percent, with_interval};
 use super::*;
 use crate::cli::{HeadlineEstimate, HeadlineVerdict};
@@ -138,7 +137,8 @@ fn write_file(root: &Path, chapter: &'static str, p: Provenance) {
 fn the_exhibit_tabulates_a_committed_pair_and_says_what_moved() {
     let dir = tempfile::tempdir().unwrap();
     let reps = replicates_dir(dir.path());
-    let chapters: Vec<&'static ChapterInfo> = crate::registry::chapters().unwrap()[..2].iter().collect();
+    let chapters: Vec<&'static ChapterInfo> =
+        crate::registry::chapters().unwrap()[..2].iter().collect();
     let none = exhibit(dir.path(), &chapters, &|_, _| unreachable!()).unwrap();
     assert!(none.contains("data-blocks=\"text\""), "{none}");
     assert!(none.contains("No pair of replicate runs"), "{none}");
@@ -186,9 +186,7 @@ fn the_exhibit_tabulates_a_committed_pair_and_says_what_moved() {
         ),
         "{md}"
     );
-    assert!(
-        md.contains("| y | 2.00 [1.90 – 2.10] | 2.05 [1.95 – 2.15] | +2.5 % | yes | overlap |")
-    );
+    assert!(md.contains("| y | 2.00 [1.90 – 2.10] | 2.05 [1.95 – 2.15] | +2.5 % | yes | overlap |"));
     assert!(md.contains("C-1 (fan-in): holds → inconclusive"), "{md}");
     assert!(!md.contains("mutex-swap"), "{md}");
 }
@@ -226,4 +224,3 @@ fn a_missing_folder_and_an_unreadable_file_are_named() {
         "{err}"
     );
 }
-

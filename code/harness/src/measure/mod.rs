@@ -325,7 +325,6 @@ mod tests {
         assert_eq!(secs(budget_spent(&p)), 27.75);
     }
 
-
     #[cfg(unix)]
     #[test]
     fn criterion_logs_are_new_private_files_that_follow_no_link() {

@@ -55,7 +55,6 @@ impl Timing {
             })
             .collect())
     }
-
 }
 
 /// Which of criterion's statistics a chapter's figures rest on.
@@ -375,7 +374,10 @@ impl Key {
     }
 
     fn finish(self) -> String {
-        self.0.finalize()[..12].iter().map(|b| format!("{b:02x}")).collect()
+        self.0.finalize()[..12]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 

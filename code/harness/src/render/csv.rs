@@ -110,13 +110,25 @@ mod tests {
             Cell::bytes(33_312),
         ]);
         t.push(vec![Cell::from("std"), Cell::from("—"), Cell::bytes(8)]);
-        t.push(vec![Cell::from("kanal"), Cell::from("baseline"), Cell::bytes(8)]);
+        t.push(vec![
+            Cell::from("kanal"),
+            Cell::from("baseline"),
+            Cell::bytes(8),
+        ]);
         let text = table(&t).unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
         assert_eq!(
             header,
-            ["design", "time", "time low", "time high", "time unit", "bytes", "bytes unit"]
+            [
+                "design",
+                "time",
+                "time low",
+                "time high",
+                "time unit",
+                "bytes",
+                "bytes unit"
+            ]
         );
         let rows: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
         assert_eq!(&rows[0][0], "tokio, \"quoted\"");

@@ -9,7 +9,6 @@ use crate::render::blocks::{Block, Table};
 use crate::results::Provenance;
 use crate::values::Estimate;
 
-
 /// Largest 95 % half-width, as a fraction of the estimate, that the full
 /// profile promises for every headline estimate.
 pub const PRECISION_TARGET: f64 = 0.05;

@@ -73,7 +73,12 @@ fn third_party_closure(code_dir: &Path, crate_name: &str) -> Result<Vec<String>>
     let start = packages
         .iter()
         .position(|p| field(p, "name") == crate_name && p.get("source").is_none())
-        .with_context(|| format!("{crate_name} is not a workspace member in {}", path.display()))?;
+        .with_context(|| {
+            format!(
+                "{crate_name} is not a workspace member in {}",
+                path.display()
+            )
+        })?;
     let mut seen = vec![false; packages.len()];
     let mut queue = vec![start];
     seen[start] = true;
@@ -213,7 +218,11 @@ mod tests {
         fs::create_dir_all(d.join("harness/src/render")).unwrap();
         fs::write(d.join(MEASURING_HALF).join("timing.rs"), "fn t() {}").unwrap();
         fs::write(d.join("harness/src/render/svg.rs"), "fn s() {}").unwrap();
-        fs::write(d.join("harness/Cargo.toml"), "[dependencies]\ncriterion = \"0.8\"\n").unwrap();
+        fs::write(
+            d.join("harness/Cargo.toml"),
+            "[dependencies]\ncriterion = \"0.8\"\n",
+        )
+        .unwrap();
         fs::write(d.join("Cargo.lock"), lock(&[], "1.2.3")).unwrap();
         dir
     }
@@ -223,13 +232,21 @@ mod tests {
             "[[package]]\nname = \"{name}\"\nversion = \"{version}\"\n\
              source = \"registry+https://github.com/rust-lang/crates.io-index\"\n\
              checksum = \"abc\"\ndependencies = [{}]\n\n",
-            deps.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ")
+            deps.iter()
+                .map(|d| format!("\"{d}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 
     /// A lock file: `other` depends on `other_deps` besides the harness.
     fn lock(other_deps: &[&str], tokio: &str) -> String {
-        let list = |ds: &[&str]| ds.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ");
+        let list = |ds: &[&str]| {
+            ds.iter()
+                .map(|d| format!("\"{d}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let mut other = vec!["harness", "tempfile"];
         other.extend_from_slice(other_deps);
         format!(
@@ -296,9 +313,10 @@ mod tests {
         let d = dir.path();
         let base = both(d);
         // tempfile is a dev-dependency of both; bumping it changes no fingerprint.
-        let text = fs::read_to_string(d.join("Cargo.lock"))
-            .unwrap()
-            .replace("name = \"tempfile\"\nversion = \"3.0.0\"", "name = \"tempfile\"\nversion = \"3.9.0\"");
+        let text = fs::read_to_string(d.join("Cargo.lock")).unwrap().replace(
+            "name = \"tempfile\"\nversion = \"3.0.0\"",
+            "name = \"tempfile\"\nversion = \"3.9.0\"",
+        );
         fs::write(d.join("Cargo.lock"), text).unwrap();
         assert_eq!(both(d), base);
     }

@@ -4,11 +4,11 @@ pub mod fingerprint;
 pub mod published;
 mod validate;
 
-pub use validate::{is_slug, validate_values};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+pub use validate::{is_slug, validate_values};
 
 use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
@@ -164,7 +164,8 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             path.display()
         );
     }
-    validate_values(&value).with_context(|| format!("{} holds an impossible value", path.display()))?;
+    validate_values(&value)
+        .with_context(|| format!("{} holds an impossible value", path.display()))?;
     let file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
         anyhow::anyhow!(
             "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
@@ -397,9 +398,14 @@ mod tests {
         assert_eq!(back.provenance, original.provenance);
         assert_eq!(back.schema_version, 2);
         assert!(back.checksum_matches().unwrap());
-        assert_eq!(store.machine_files("alloc-probe").unwrap(), vec![path.clone()]);
+        assert_eq!(
+            store.machine_files("alloc-probe").unwrap(),
+            vec![path.clone()]
+        );
         // Edited after measurement: read, but the checksum says so.
-        let text = fs::read_to_string(&path).unwrap().replacen("\n    2,", "\n    7,", 1);
+        let text = fs::read_to_string(&path)
+            .unwrap()
+            .replacen("\n    2,", "\n    7,", 1);
         fs::write(&path, text).unwrap();
         let edited: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
         assert_eq!(edited.data, vec![1, 7, 3]);
@@ -437,26 +443,44 @@ mod tests {
         let path = store.write(&sample()).unwrap();
         let copy = path.with_file_name("other.json");
         fs::copy(&path, &copy).unwrap();
-        let msg = format!("{:#}", read_results::<Vec<u32>>(&copy, "alloc-probe").unwrap_err());
+        let msg = format!(
+            "{:#}",
+            read_results::<Vec<u32>>(&copy, "alloc-probe").unwrap_err()
+        );
         assert!(msg.contains("holds results of machine \"m\": a results file must be named after its machine (m.json)"), "{msg}");
         let mut bad = sample();
         bad.provenance.machine.id = "<script>".into();
         let text = serde_json::to_string(&bad).unwrap();
         let hostile = dir.path().join("alloc-probe").join("<script>.json");
         fs::write(&hostile, text).unwrap();
-        let msg = format!("{:#}", read_results::<Vec<u32>>(&hostile, "alloc-probe").unwrap_err());
-        assert!(msg.contains("machine id \"<script>\" must be lowercase"), "{msg}");
+        let msg = format!(
+            "{:#}",
+            read_results::<Vec<u32>>(&hostile, "alloc-probe").unwrap_err()
+        );
+        assert!(
+            msg.contains("machine id \"<script>\" must be lowercase"),
+            "{msg}"
+        );
         let mut arch = sample();
         arch.provenance.machine.arch = "x86<img src=x onerror=alert(1)>".into();
         fs::write(&path, serde_json::to_string(&arch).unwrap()).unwrap();
-        let msg = format!("{:#}", read_results::<Vec<u32>>(&path, "alloc-probe").unwrap_err());
+        let msg = format!(
+            "{:#}",
+            read_results::<Vec<u32>>(&path, "alloc-probe").unwrap_err()
+        );
         assert!(msg.contains("architecture"), "{msg}");
         // A chapter's file in another chapter's folder.
         let moved = dir.path().join("fan-in").join("m.json");
         fs::create_dir_all(moved.parent().unwrap()).unwrap();
         fs::write(&moved, serde_json::to_string(&sample()).unwrap()).unwrap();
-        let msg = format!("{:#}", read_results::<Vec<u32>>(&moved, "alloc-probe").unwrap_err());
-        assert!(msg.contains("lies in the folder of chapter \"fan-in\""), "{msg}");
+        let msg = format!(
+            "{:#}",
+            read_results::<Vec<u32>>(&moved, "alloc-probe").unwrap_err()
+        );
+        assert!(
+            msg.contains("lies in the folder of chapter \"fan-in\""),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -464,7 +488,10 @@ mod tests {
         let mut v = serde_json::to_value(sample()).unwrap();
         v["provenance"]["steal_share"] = 7.5.into();
         let msg = error_of(&v.to_string());
-        assert!(msg.contains("holds an impossible value: provenance.steal_share = 7.5"), "{msg}");
+        assert!(
+            msg.contains("holds an impossible value: provenance.steal_share = 7.5"),
+            "{msg}"
+        );
         let mut v = serde_json::to_value(sample()).unwrap();
         v["provenance"]["cores_apart"] = serde_json::json!({"gate_ns": null});
         let msg = error_of(&v.to_string());

@@ -74,16 +74,17 @@ fn walk(v: &Value, path: &str, field: &str) -> Result<()> {
             let x = n.as_f64().unwrap_or(f64::NAN);
             // Derived intervals may be of any sign (a difference); their
             // order is checked as they are read (`Estimate`).
-            let field = if path.starts_with("derived") { "derived" } else { field };
+            let field = if path.starts_with("derived") {
+                "derived"
+            } else {
+                field
+            };
             if let Some(why) = impossible(field, x) {
                 bail!("{path} = {n}: {why}");
             }
         }
         Value::String(s) if path.starts_with("data") => {
-            if let Some(c) = s
-                .chars()
-                .find(|c| "<>&\"'`".contains(*c) || c.is_control())
-            {
+            if let Some(c) = s.chars().find(|c| "<>&\"'`".contains(*c) || c.is_control()) {
                 bail!("{path} = {s:?}: a name may not hold {c:?}");
             }
         }
@@ -146,17 +147,44 @@ mod tests {
             "per_sample_ns": [1.5, 2.0], "mean": {"point_ns": 1.0}}, "bytes": 4096, "design": "std-mutex"}]}});
         validate_values(&ok).unwrap();
         let cases = [
-            (json!({"data": {"created": u64::MAX}}), "data.created = 18446744073709551615"),
-            (json!({"data": {"t": {"point_ns": 1e30}}}), "data.t.point_ns = 1e+30"),
-            (json!({"data": {"per_sample_ns": [1.0, -2.0]}}), "per_sample_ns[1] = -2.0: a sample must be above 0"),
-            (json!({"data": {"per_sample_ns": [0.0]}}), "a sample must be above 0"),
-            (json!({"provenance": {"steal_share": 7.5}}), "provenance.steal_share = 7.5: a share"),
-            (json!({"provenance": {"load_average_at_start": -5}}), "load_average_at_start = -5"),
+            (
+                json!({"data": {"created": u64::MAX}}),
+                "data.created = 18446744073709551615",
+            ),
+            (
+                json!({"data": {"t": {"point_ns": 1e30}}}),
+                "data.t.point_ns = 1e+30",
+            ),
+            (
+                json!({"data": {"per_sample_ns": [1.0, -2.0]}}),
+                "per_sample_ns[1] = -2.0: a sample must be above 0",
+            ),
+            (
+                json!({"data": {"per_sample_ns": [0.0]}}),
+                "a sample must be above 0",
+            ),
+            (
+                json!({"provenance": {"steal_share": 7.5}}),
+                "provenance.steal_share = 7.5: a share",
+            ),
+            (
+                json!({"provenance": {"load_average_at_start": -5}}),
+                "load_average_at_start = -5",
+            ),
             (json!({"data": {"bytes_per_burst": 1e13}}), "a byte count"),
             (json!({"data": {"samples": 0}}), "data.samples = 0"),
-            (json!({"data": {"t": {"per_sample_ns": []}}}), "data.t.per_sample_ns is empty"),
-            (json!({"data": {"design": "<script>"}}), "data.design = \"<script>\": a name may not hold '<'"),
-            (json!({"data": {"wall_time_s": 1e9}}), "a duration in seconds"),
+            (
+                json!({"data": {"t": {"per_sample_ns": []}}}),
+                "data.t.per_sample_ns is empty",
+            ),
+            (
+                json!({"data": {"design": "<script>"}}),
+                "data.design = \"<script>\": a name may not hold '<'",
+            ),
+            (
+                json!({"data": {"wall_time_s": 1e9}}),
+                "a duration in seconds",
+            ),
         ];
         for (v, expected) in cases {
             let e = error(v);
@@ -169,7 +197,16 @@ mod tests {
         for good in ["x86_64-amd-epyc-2c", "fan-in", "a", "aarch64"] {
             assert!(is_slug(good), "{good}");
         }
-        for bad in ["", "-a", "a--b", "A", "a b", "<script>", "a.json", &"a".repeat(81)] {
+        for bad in [
+            "",
+            "-a",
+            "a--b",
+            "A",
+            "a b",
+            "<script>",
+            "a.json",
+            &"a".repeat(81),
+        ] {
             assert!(!is_slug(bad), "{bad}");
         }
     }

@@ -45,7 +45,6 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
     })
 }
 
-
 pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
     for chapter in registry::chapters()?.iter() {
         let status = Command::new(binary(chapter)?)
@@ -60,7 +59,6 @@ pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-
 pub(crate) fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
     let out = Command::new(binary(info)?).arg("exhibits").output()?;
     if !out.status.success() {
@@ -73,7 +71,6 @@ pub(crate) fn claims_of(info: &ChapterInfo) -> Result<Vec<String>> {
         .map(str::to_string)
         .collect())
 }
-
 
 pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
     let mut problems = check::check_includes(src)?;
@@ -129,4 +126,3 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
         Ok(ExitCode::FAILURE)
     }
 }
-

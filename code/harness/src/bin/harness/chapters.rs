@@ -21,7 +21,6 @@ pub(crate) fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
     Ok(path)
 }
 
-
 /// The headline estimates and verdicts of one results file, from its
 /// chapter's binary.
 pub(crate) fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
@@ -29,7 +28,6 @@ pub(crate) fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
     serde_json::from_slice(&out)
         .with_context(|| format!("{}: headline output is not JSON", file.display()))
 }
-
 
 /// Runs `<chapter> <command> <file>` and returns what it printed; a failure
 /// carries the file's name and the chapter's own error.
@@ -46,4 +44,3 @@ pub(crate) fn chapter_says(info: &ChapterInfo, command: &str, file: &Path) -> Re
     }
     Ok(output.stdout)
 }
-

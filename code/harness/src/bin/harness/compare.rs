@@ -139,7 +139,6 @@ pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> R
     })
 }
 
-
 pub(crate) fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     let Some(c) = c else {
         return "not recorded".into();
@@ -156,7 +155,6 @@ pub(crate) fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
     )
 }
 
-
 /// `median 35.0 µs (32.4 µs–45.8 µs)`, or `not recorded`.
 pub(crate) fn describe_probe(p: Option<harness::cores::Spread>) -> String {
     p.map_or("not recorded".into(), |p| {
@@ -169,7 +167,6 @@ pub(crate) fn describe_probe(p: Option<harness::cores::Spread>) -> String {
         )
     })
 }
-
 
 /// `harness cores`: a check every quarter second for `watch`, then the
 /// spread and the gate it suggests.
@@ -225,4 +222,3 @@ pub(crate) fn survey_cores(watch: Duration) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
-

@@ -64,7 +64,6 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-
 /// See `Cmd::Convert`. Every file is converted in memory and checked by its
 /// chapter before any is written.
 pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
@@ -79,14 +78,20 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
             .with_context(|| format!("{} is not valid JSON", file.display()))?;
         match v.get("schema_version").and_then(|n| n.as_u64()) {
             Some(1) => {}
-            Some(n) => bail!("{} is schema {n}, not 1: nothing to convert", file.display()),
+            Some(n) => bail!(
+                "{} is schema {n}, not 1: nothing to convert",
+                file.display()
+            ),
             None => bail!("{} has no schema version", file.display()),
         }
         let checksum = harness::results::checksum(&v["data"], &Default::default())?;
         let obj = v
             .as_object_mut()
             .with_context(|| format!("{} is not a JSON object", file.display()))?;
-        obj.insert("schema_version".into(), harness::results::SCHEMA_VERSION.into());
+        obj.insert(
+            "schema_version".into(),
+            harness::results::SCHEMA_VERSION.into(),
+        );
         obj.insert("checksum".into(), checksum.into());
         obj.insert("derived".into(), serde_json::json!({}));
         let mut bytes = serde_json::to_vec_pretty(&v)?;
@@ -102,16 +107,26 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
             .and_then(|n| n.to_str())
             .with_context(|| format!("{} is not in a chapter's folder", file.display()))?;
         let info = registry::find(chapter).with_context(|| format!("in {}", file.display()))?;
-        let copy = scratch.path().join(chapter).join(file.file_name().unwrap_or_default());
+        let copy = scratch
+            .path()
+            .join(chapter)
+            .join(file.file_name().unwrap_or_default());
         write_atomically(&copy, bytes)?;
-        chapter_says(info, "derive", &copy)
-            .with_context(|| format!("{} converted does not pass its chapter's checks", file.display()))?;
+        chapter_says(info, "derive", &copy).with_context(|| {
+            format!(
+                "{} converted does not pass its chapter's checks",
+                file.display()
+            )
+        })?;
         staged.push((file.clone(), std::fs::read(&copy)?));
     }
     for (file, bytes) in &staged {
         write_atomically(file, bytes)?;
-        println!("converted {} to schema {}", file.display(), harness::results::SCHEMA_VERSION);
+        println!(
+            "converted {} to schema {}",
+            file.display(),
+            harness::results::SCHEMA_VERSION
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
-

@@ -164,4 +164,3 @@ fn main() -> ExitCode {
         }
     }
 }
-

@@ -29,7 +29,6 @@ pub(crate) fn staleness(store: &Store, chapter: &str) -> Result<Option<String>> 
     }))
 }
 
-
 pub(crate) fn measure(
     store: &Store,
     names: &[String],
@@ -169,7 +168,8 @@ pub(crate) fn measure(
             eprintln!("  {s}");
         }
     }
-    let stale: Vec<String> = registry::chapters()?.iter()
+    let stale: Vec<String> = registry::chapters()?
+        .iter()
         .filter_map(|c| {
             staleness(store, &c.name)
                 .ok()
@@ -189,4 +189,3 @@ pub(crate) fn measure(
         ExitCode::FAILURE
     })
 }
-

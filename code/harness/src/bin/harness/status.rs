@@ -44,4 +44,3 @@ pub(crate) fn list(store: &Store) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
-

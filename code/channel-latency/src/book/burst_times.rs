@@ -1,0 +1,89 @@
+//! Experiment A's sweep as measured: time per burst of every channel at
+//! every payload size, by value, as a table and as a figure.
+use anyhow::Result;
+use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
+
+use super::{band, machine_of, published, runtime_a, size_label, Data};
+use crate::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};
+
+pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let mut header: Vec<&str> = vec!["payload"];
+    header.extend(Variant::ALL.iter().map(|v| v.label()));
+    header.push("memcpy floor");
+    let mut t = Table::new(
+        format!(
+            "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}.",
+            machine_of(run),
+            runtime_a(d)
+        ),
+        &header,
+    );
+    for bytes in PAYLOAD_SIZES {
+        let mut row = vec![Cell::Text(size_label(bytes))];
+        for v in Variant::ALL {
+            row.push(Cell::time(&d.median(v, Carry::Array, bytes)?));
+        }
+        row.push(Cell::time(&d.memcpy(bytes)?.median));
+        t.push(row);
+    }
+    Ok(vec![Block::Table(t)])
+}
+
+pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let shown = [
+        Variant::TokioMpsc,
+        Variant::Crossbeam,
+        Variant::KanalAsync,
+        Variant::StdSyncChannel,
+        Variant::VecFloor,
+    ];
+    let mut series = Vec::new();
+    for v in shown {
+        let points = PAYLOAD_SIZES
+            .iter()
+            .map(|&b| Ok(band(b as f64, &d.median(v, Carry::Array, b)?, 1e3)))
+            .collect::<Result<Vec<_>>>()?;
+        series.push(Series::measured(v.label(), points));
+    }
+    series.push(Series::measured(
+        "memcpy floor",
+        d.memcpy
+            .iter()
+            .map(|m| band(m.bytes as f64, &m.timing.median, 1e3))
+            .collect(),
+    ));
+    let published = published::payload(book)?;
+    series.push(Series::published(
+        "tokio mpsc, published (x86-64)",
+        published
+            .rows
+            .iter()
+            .map(|r| Point::new(r.payload_bytes as f64, r.tokio_x86_64_us))
+            .collect(),
+    ));
+    series.push(Series::published(
+        "crossbeam, published (x86-64)",
+        published
+            .rows
+            .iter()
+            .map(|r| Point::new(r.payload_bytes as f64, r.crossbeam_x86_64_us))
+            .collect(),
+    ));
+    Ok(vec![Block::Figure(Figure {
+        id: "latency-sweep".into(),
+        title: "Time per burst vs payload size".into(),
+        caption: format!(
+            "Median time per burst ({BURST} sends, then {BURST} receives of [u8; N], capacity {CAPACITY}) on {}; bands are criterion's 95 % intervals on the median. {}. Dashed: published x86-64 numbers from {}.",
+            machine_of(run),
+            runtime_a(d),
+            published.citation
+        ),
+        x: Axis::log("payload (bytes)"),
+        y: Axis::log("µs per burst"),
+        series,
+    })])
+}

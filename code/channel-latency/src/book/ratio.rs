@@ -1,0 +1,86 @@
+//! The ratio the verdicts rest on: tokio's time per burst over crossbeam's,
+//! per machine and payload size, beside the published machines' ratios.
+use anyhow::Result;
+use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
+
+use super::{band, machine_of, published, runtime_a, size_label, Data};
+use crate::{Carry, PAYLOAD_SIZES};
+
+pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
+    let mut series = Vec::new();
+    for run in &book.runs {
+        let points = PAYLOAD_SIZES
+            .iter()
+            .map(|&b| Ok(band(b as f64, &run.data.tokio_over_crossbeam(b)?, 1.0)))
+            .collect::<Result<Vec<_>>>()?;
+        series.push(Series::measured(machine_of(run), points));
+    }
+    let published = published::payload(book)?;
+    series.push(Series::published(
+        "published x86-64 (Ryzen 9 9900X)",
+        published
+            .rows
+            .iter()
+            .map(|r| Point::new(r.payload_bytes as f64, r.x86_64_ratio()))
+            .collect(),
+    ));
+    series.push(Series::published(
+        "published arm64 (Ampere A1)",
+        published
+            .rows
+            .iter()
+            .map(|r| Point::new(r.payload_bytes as f64, r.arm64_ratio()))
+            .collect(),
+    ));
+    let runtime = runtime_a(&book.primary().data);
+    Ok(vec![Block::Figure(Figure {
+        id: "latency-ratio".into(),
+        title: "tokio mpsc time / crossbeam time, per machine".into(),
+        caption: format!(
+            "Ratio of burst times, [u8; N] payload; solid lines are this book's machines, timed head to head, with bootstrapped 95 % bands, dashed lines the published machines ({}). {runtime}. Above the line at 1, tokio is slower.",
+            published.citation
+        ),
+        x: Axis::log("payload (bytes)"),
+        y: Axis::linear("tokio / crossbeam"),
+        series,
+    })])
+}
+
+pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
+    let published = published::payload(book)?;
+    let primary = book.primary();
+    let mut header = vec![
+        "payload".to_string(),
+        "published x86-64".into(),
+        "published arm64".into(),
+    ];
+    header.extend(
+        book.runs
+            .iter()
+            .map(|run| format!("{}, head to head", machine_of(run))),
+    );
+    header.push(format!("{}, timed alone", machine_of(primary)));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(
+        format!(
+            "tokio/crossbeam ratio of burst times, [u8; N], with the 95 % interval in brackets. Head to head: the two channels' bursts alternate in one loop, and the cell is the geometric mean over windows of each window's ratio of medians, its interval drawn by windows; the verdicts rest on it. Timed alone: the sweep's ratio of each channel's median, its interval bootstrapped from both points' samples. Published ratios are computed from {}. {}.",
+            published.citation,
+            runtime_a(&primary.data)
+        ),
+        &header,
+    );
+    for bytes in PAYLOAD_SIZES {
+        let row = published.rows.iter().find(|r| r.payload_bytes == bytes);
+        let mut cells = vec![
+            Cell::Text(size_label(bytes)),
+            row.map_or(Cell::from("–"), |r| Cell::ratio(r.x86_64_ratio())),
+            row.map_or(Cell::from("–"), |r| Cell::ratio(r.arm64_ratio())),
+        ];
+        for run in &book.runs {
+            cells.push(Cell::times(&run.data.tokio_over_crossbeam(bytes)?));
+        }
+        cells.push(Cell::times(&primary.data.alone_ratio(Carry::Array, bytes)?));
+        t.push(cells);
+    }
+    Ok(vec![Block::Table(t)])
+}
