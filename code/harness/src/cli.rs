@@ -139,11 +139,6 @@ pub fn verdicts_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims
 /// The headline of one results file (see `Headline`).
 pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
     let file = check_file::<C>(path)?;
-    let file_derived = file.derived.clone();
-    let estimates = C::headline(&file.data)
-        .into_iter()
-        .map(|(name, estimate)| HeadlineEstimate { name, estimate })
-        .collect();
     let book = Book {
         chapter: C::NAME,
         runs: vec![Run {
@@ -161,9 +156,15 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         ),
     };
-    let known = file_derived;
-    let verdicts = crate::measure::stats::remembering(known, || verdicts_of::<C>(&book))
-        .0?
+    let data = &book.runs[0].data;
+    let ((estimates, verdicts), _) = crate::measure::stats::remembering(file.derived, || {
+        (C::headline(data), verdicts_of::<C>(&book))
+    });
+    let estimates = estimates
+        .into_iter()
+        .map(|(name, estimate)| HeadlineEstimate { name, estimate })
+        .collect();
+    let verdicts = verdicts?
         .into_iter()
         .map(|v| HeadlineVerdict {
             claim: v.claim.id.to_string(),
@@ -357,6 +358,18 @@ pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> 
             } else {
                 format!("{}-{}.csv", e.name, i + 1)
             };
+            if let Some((r, c, text)) = t.formatted_measurement() {
+                bail!(
+                    "exhibit {} of chapter {}: table {}, row {}, column {:?} holds {text:?} as \
+                     text; a measurement must be a number cell (Cell::Number or \
+                     Cell::Estimate) so the CSV download carries it as a number",
+                    e.name,
+                    C::NAME,
+                    i + 1,
+                    r + 1,
+                    t.header[c]
+                );
+            }
             out.push((name, t));
         }
     }

@@ -146,6 +146,9 @@ pub enum Unit {
     Ratio,
     /// Exact bytes, with thousands separators.
     Bytes,
+    /// A size in bytes, in the binary unit that reads best (`8 B`, `1 KiB`,
+    /// `81.5 MiB`); the CSV keeps the exact bytes.
+    Size,
     /// A fraction, shown as a percentage.
     Share,
     /// A plain count or other dimensionless number.
@@ -159,6 +162,7 @@ impl Unit {
             Unit::Nanos => fmt::nanos(v),
             Unit::Ratio => fmt::ratio(v),
             Unit::Bytes => fmt::bytes(v.round().max(0.0) as u64),
+            Unit::Size => fmt::size(v),
             Unit::Share => format!("{} %", fmt::sig3(v * 100.0)),
             Unit::Plain => fmt::sig3(v),
         }
@@ -167,7 +171,7 @@ impl Unit {
     /// An interval bound: durations keep their unit, the rest drop it.
     fn show_bare(self, v: f64) -> String {
         match self {
-            Unit::Nanos | Unit::Bytes => self.show(v),
+            Unit::Nanos | Unit::Bytes | Unit::Size => self.show(v),
             Unit::Share => fmt::sig3(v * 100.0),
             Unit::Ratio | Unit::Plain => fmt::sig3(v),
         }
@@ -178,7 +182,7 @@ impl Unit {
         match self {
             Unit::Nanos => "ns",
             Unit::Ratio => "ratio",
-            Unit::Bytes => "bytes",
+            Unit::Bytes | Unit::Size => "bytes",
             Unit::Share => "fraction",
             Unit::Plain => "",
         }
@@ -212,5 +216,8 @@ mod tests {
         assert_eq!(r.show(Unit::Ratio), "12.3× [11.0 – 13.9]");
         assert_eq!(Unit::Bytes.show(33312.0), "33,312 B");
         assert_eq!(Unit::Share.show(0.125), "12.5 %");
+        assert_eq!(Unit::Size.show(8.0), "8 B");
+        assert_eq!(Unit::Size.show(32768.0), "32 KiB");
+        assert_eq!(Unit::Size.show(85_440_000.0), "81.5 MiB");
     }
 }

@@ -64,7 +64,7 @@ fn blocks(run: &Run<AllocData>) -> Vec<Block> {
         for r in rows {
             t.push(vec![
                 Cell::from(label(r, "`")),
-                Cell::bytes(r.total_bytes),
+                Cell::size(r.total_bytes),
                 Cell::Number(r.per_channel(), Unit::Bytes),
             ]);
         }

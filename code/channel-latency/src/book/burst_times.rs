@@ -3,7 +3,7 @@
 use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
 
-use super::{band, machine_of, published, runtime_a, size_label, Data};
+use super::{band, machine_of, published, runtime_a, Data};
 use crate::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};
 
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
@@ -21,7 +21,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
         &header,
     );
     for bytes in PAYLOAD_SIZES {
-        let mut row = vec![Cell::Text(size_label(bytes))];
+        let mut row = vec![Cell::size(bytes as u64)];
         for v in Variant::ALL {
             row.push(Cell::time(&d.median(v, Carry::Array, bytes)?));
         }

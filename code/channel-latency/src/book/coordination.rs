@@ -6,7 +6,7 @@ use anyhow::Result;
 use harness::fmt::thousands;
 use harness::{Block, Book, Cell, Run, Table, Unit};
 
-use super::{machine_of, runtime_a, size_label, Data};
+use super::{machine_of, runtime_a, Data};
 use crate::{Carry, Variant, BURST, PAYLOAD_SIZES};
 
 pub(super) fn copy_vs_coordination(book: &Book<Data>) -> Result<Vec<Block>> {
@@ -35,7 +35,7 @@ pub(super) fn copy_vs_coordination(book: &Book<Data>) -> Result<Vec<Block>> {
         let tokio_array = median(Variant::TokioMpsc, Carry::Array)?;
         let floor = median(Variant::VecFloor, Carry::Array)?;
         t.push(vec![
-            Cell::Text(size_label(bytes)),
+            Cell::size(bytes as u64),
             Cell::nanos(tokio_array),
             Cell::nanos(median(Variant::TokioMpsc, Carry::Boxed)?),
             Cell::nanos(median(Variant::Crossbeam, Carry::Array)?),

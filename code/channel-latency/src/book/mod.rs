@@ -258,11 +258,7 @@ fn runtime_b(d: &Data) -> String {
 }
 
 fn size_label(bytes: usize) -> String {
-    if bytes >= 1024 {
-        format!("{} KiB", bytes / 1024)
-    } else {
-        format!("{bytes} B")
-    }
+    harness::Unit::Size.show(bytes as f64)
 }
 
 fn machine_of(run: &Run<Data>) -> String {

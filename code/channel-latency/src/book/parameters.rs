@@ -48,7 +48,8 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
         ),
         &["", "smoke", "quick", "full", "published"],
     )
-    .left(&[1, 2, 3, 4]);
+    .left(&[1, 2, 3, 4])
+    .settings();
     t.push(same(
         "A: one burst",
         format!("{BURST} sends, then {BURST} receives, capacity {CAPACITY}"),
@@ -142,7 +143,8 @@ pub(super) fn sampling(book: &Book<Data>) -> Result<Vec<Block>> {
             "wall time (A and B)",
         ],
     )
-    .left(&[0, 1, 2]);
+    .left(&[0, 1, 2])
+    .settings();
     for run in &book.runs {
         let d = &run.data;
         let mut widths: Vec<f64> = d

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
 
-use super::{band, machine_of, published, runtime_a, size_label, Data};
+use super::{band, machine_of, published, runtime_a, Data};
 use crate::{Carry, PAYLOAD_SIZES};
 
 pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
@@ -72,7 +72,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     for bytes in PAYLOAD_SIZES {
         let row = published.rows.iter().find(|r| r.payload_bytes == bytes);
         let mut cells = vec![
-            Cell::Text(size_label(bytes)),
+            Cell::size(bytes as u64),
             row.map_or(Cell::from("–"), |r| Cell::ratio(r.x86_64_ratio())),
             row.map_or(Cell::from("–"), |r| Cell::ratio(r.arm64_ratio())),
         ];

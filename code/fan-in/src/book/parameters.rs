@@ -20,7 +20,8 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
         ),
         &["Parameter", "Value"],
     )
-    .left(&[1]);
+    .left(&[1])
+    .settings();
     let list = |ws: &[usize]| {
         ws.iter()
             .map(|w| w.to_string())

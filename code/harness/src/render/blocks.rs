@@ -26,6 +26,9 @@ pub struct Table {
     /// Per column; missing entries are right-aligned (numbers).
     pub align: Vec<Align>,
     pub rows: Vec<Vec<Cell>>,
+    /// The table states settings (a profile's sample counts, a list of
+    /// sizes), not measurements: its words may hold numbers with units.
+    pub settings: bool,
 }
 
 /// One cell of a table. Numbers stay numbers until the last step: the page
@@ -53,6 +56,11 @@ impl Cell {
 
     pub fn bytes(n: u64) -> Cell {
         Cell::Number(n as f64, Unit::Bytes)
+    }
+
+    /// A size in binary units (`1 KiB`), exact bytes in the CSV.
+    pub fn size(n: u64) -> Cell {
+        Cell::Number(n as f64, Unit::Size)
     }
 
     pub fn count(n: u64) -> Cell {
@@ -108,7 +116,33 @@ impl Table {
             header: header.iter().map(|s| s.to_string()).collect(),
             align,
             rows: Vec::new(),
+            settings: false,
         }
+    }
+
+    /// Marks the table as one of settings (see `settings`).
+    pub fn settings(mut self) -> Self {
+        self.settings = true;
+        self
+    }
+
+    /// A text cell that reads like a measurement (`211 µs`, `2.31×`,
+    /// `± 2.0 %`, `[1.2 – 1.4]`) in a table of measurements: its number
+    /// would reach the CSV as text. Returns `(row, column, text)`.
+    pub fn formatted_measurement(&self) -> Option<(usize, usize, String)> {
+        if self.settings {
+            return None;
+        }
+        for (r, row) in self.rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if let Cell::Text(t) = cell {
+                    if crate::check::looks_measured(t) {
+                        return Some((r, c, t.clone()));
+                    }
+                }
+            }
+        }
+        None
     }
 
     pub fn left(mut self, columns: &[usize]) -> Self {

@@ -34,6 +34,23 @@ pub fn bytes_h(n: f64) -> String {
     }
 }
 
+/// A size in the binary unit that reads best, whole units without
+/// decimals: `8 B`, `1 KiB`, `32 KiB`, `81.5 MiB`.
+pub fn size(n: f64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n;
+    let mut unit = 0;
+    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[unit])
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
 /// A duration given in nanoseconds, in the unit that reads best: `812 ns`, `3.41 µs`, `12.0 ms`.
 pub fn nanos(ns: f64) -> String {
     let (v, unit) = if ns.abs() < 1e3 {

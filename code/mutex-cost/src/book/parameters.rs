@@ -44,7 +44,8 @@ pub(super) fn table(_: &Book<Data>) -> Result<Vec<Block>> {
         ),
         &header,
     )
-    .left(&(0..header.len()).collect::<Vec<_>>());
+    .left(&(0..header.len()).collect::<Vec<_>>())
+    .settings();
     let row = |name: &str, f: &dyn Fn(&Plan) -> String| {
         let mut r = vec![name.to_string()];
         r.extend(plans.iter().map(|(_, plan)| f(plan)));

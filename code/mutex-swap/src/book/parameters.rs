@@ -28,7 +28,8 @@ fn profiles() -> Table {
             "Points",
         ],
     )
-    .left(&[1, 2]);
+    .left(&[1, 2])
+    .settings();
     for profile in Profile::ALL {
         let p = params(profile);
         let list = |v: &[u64]| {
@@ -70,7 +71,8 @@ fn machines(book: &Book<Data>) -> Table {
             "Rounds, FAN-4's points",
         ],
     )
-    .left(&[1, 2, 4]);
+    .left(&[1, 2, 4])
+    .settings();
     for run in &book.runs {
         let data = &run.data;
         let work = |rounds: u32| {
