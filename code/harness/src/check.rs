@@ -178,8 +178,7 @@ pub fn check_page(page: &str, html: &str, expected: &[String], claims: &[String]
     for needle in ["cmdrun error", "render error"] {
         if html.contains(needle) {
             let at = html.find(needle).unwrap_or(0);
-            let snippet: String = html[at..].chars().take(300).collect();
-            problems.push(format!("{page}: holds a {needle}: {snippet}"));
+            problems.push(format!("{page}: holds a {needle}: {}", plain_text(&html[at..], 400)));
         }
     }
     let empty_code = html.match_indices("<code class=\"language-").any(|(i, _)| {
@@ -230,6 +229,31 @@ pub fn check_page(page: &str, html: &str, expected: &[String], claims: &[String]
         }
     }
     problems
+}
+
+/// The first `chars` characters of some HTML as a person reads them: tags
+/// dropped, entities decoded (for an error message on the terminal).
+fn plain_text(html: &str, chars: usize) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+        if text.len() > chars * 4 {
+            break;
+        }
+    }
+    let text = html_escape::decode_html_entities(&text);
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(chars)
+        .collect()
 }
 
 /// The exhibits a page's source asks cmdrun to render, as `chapter/exhibit`.
@@ -410,6 +434,12 @@ mod tests {
         let err = GOOD.replace("<table></table>", "**cmdrun error**: boom");
         let p = check_page("a.html", &err, &[], &[]);
         assert!(p.iter().any(|m| m.contains("cmdrun error")), "{p:?}");
+        let escaped = GOOD.replace(
+            "<table></table>",
+            "<p><strong>render error</strong> in <code>x</code>: arch &quot;a&lt;b&gt;&quot; is wrong</p>",
+        );
+        let p = check_page("a.html", &escaped, &[], &[]);
+        assert!(p.iter().any(|m| m.contains("render error in x: arch \"a<b>\" is wrong")), "{p:?}");
         assert!(p.iter().any(|m| m.contains("lacks its table")), "{p:?}");
         let broken = GOOD.replace("<text>t</text>", "<p>oops</p>");
         assert!(check_page("a.html", &broken, &[], &[])
