@@ -178,7 +178,10 @@ pub fn check_page(page: &str, html: &str, expected: &[String], claims: &[String]
     for needle in ["cmdrun error", "render error"] {
         if html.contains(needle) {
             let at = html.find(needle).unwrap_or(0);
-            problems.push(format!("{page}: holds a {needle}: {}", plain_text(&html[at..], 400)));
+            problems.push(format!(
+                "{page}: holds a {needle}: {}",
+                plain_text(&html[at..], 400)
+            ));
         }
     }
     let empty_code = html.match_indices("<code class=\"language-").any(|(i, _)| {
@@ -439,7 +442,11 @@ mod tests {
             "<p><strong>render error</strong> in <code>x</code>: arch &quot;a&lt;b&gt;&quot; is wrong</p>",
         );
         let p = check_page("a.html", &escaped, &[], &[]);
-        assert!(p.iter().any(|m| m.contains("render error in x: arch \"a<b>\" is wrong")), "{p:?}");
+        assert!(
+            p.iter()
+                .any(|m| m.contains("render error in x: arch \"a<b>\" is wrong")),
+            "{p:?}"
+        );
         assert!(p.iter().any(|m| m.contains("lacks its table")), "{p:?}");
         let broken = GOOD.replace("<text>t</text>", "<p>oops</p>");
         assert!(check_page("a.html", &broken, &[], &[])
