@@ -20,6 +20,14 @@ pub fn bytes(n: u64) -> String {
 
 /// Bytes in binary units for large totals: `12.8 MiB`.
 pub fn bytes_h(n: f64) -> String {
+    match binary(n) {
+        (v, "B") => format!("{} B", v.round() as i64),
+        (v, unit) => format!("{v:.1} {unit}"),
+    }
+}
+
+/// `n` bytes as a value in the largest binary unit it reaches.
+fn binary(n: f64) -> (f64, &'static str) {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut v = n;
     let mut unit = 0;
@@ -27,27 +35,15 @@ pub fn bytes_h(n: f64) -> String {
         v /= 1024.0;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{} B", v.round() as i64)
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
+    (v, UNITS[unit])
 }
 
 /// A size in the binary unit that reads best, whole units without
 /// decimals: `8 B`, `1 KiB`, `32 KiB`, `81.5 MiB`.
 pub fn size(n: f64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = n;
-    let mut unit = 0;
-    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[unit])
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
+    match binary(n) {
+        (v, unit) if v.fract() == 0.0 => format!("{v:.0} {unit}"),
+        (v, unit) => format!("{v:.1} {unit}"),
     }
 }
 

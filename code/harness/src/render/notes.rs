@@ -206,24 +206,13 @@ pub fn precision<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::machine::Machine;
 
     fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
-        let mut machine = Machine::detect();
-        machine.cores = 2;
-        Provenance {
-            machine,
-            rustc: "rustc 1.0".into(),
-            crates: Default::default(),
-            fingerprint: "abc".into(),
-            profile: Profile::Full,
-            date: "2026-01-01T00:00:00Z".into(),
-            wall_time_s: 1.0,
-            load_average_at_start: load,
-            busy_cores_at_start: busy,
-            cores_apart: None,
-            steal_share: None,
-        }
+        let mut p = crate::fixtures::provenance(Profile::Full);
+        p.machine.cores = 2;
+        p.busy_cores_at_start = busy;
+        p.load_average_at_start = load;
+        p
     }
 
     fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {

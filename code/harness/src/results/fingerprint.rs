@@ -45,16 +45,8 @@ pub const MEASURING_HALF: &str = "harness/src/measure";
 /// workspace member's dev-dependencies (read from its manifest) are not
 /// followed: a test-only crate does not change what the chapter measures.
 fn third_party_closure(code_dir: &Path, crate_name: &str) -> Result<Vec<String>> {
-    let path = code_dir.join("Cargo.lock");
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let lock: toml::Value =
-        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
-    let packages = lock
-        .get("package")
-        .and_then(|p| p.as_array())
-        .map(|ps| ps.as_slice())
-        .unwrap_or_default();
+    let (path, packages) = locked_packages(code_dir)?;
+    let packages = packages.as_slice();
     let field = |p: &toml::Value, k: &str| {
         p.get(k)
             .and_then(|v| v.as_str())
@@ -169,11 +161,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// Versions of `names` as locked in `Cargo.lock` (first match per name).
-pub fn locked_versions(
-    code_dir: &Path,
-    names: &[&str],
-) -> Result<std::collections::BTreeMap<String, String>> {
+/// `code/Cargo.lock`'s path and its `[[package]]` entries.
+fn locked_packages(code_dir: &Path) -> Result<(PathBuf, Vec<toml::Value>)> {
     let path = code_dir.join("Cargo.lock");
     let text =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -184,6 +173,15 @@ pub fn locked_versions(
         .and_then(|p| p.as_array())
         .cloned()
         .unwrap_or_default();
+    Ok((path, packages))
+}
+
+/// Versions of `names` as locked in `Cargo.lock` (first match per name).
+pub fn locked_versions(
+    code_dir: &Path,
+    names: &[&str],
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let (path, packages) = locked_packages(code_dir)?;
     let mut out = std::collections::BTreeMap::new();
     for name in names {
         let version = packages
