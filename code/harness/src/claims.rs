@@ -1,5 +1,5 @@
 //! Published claims as data, and the verdicts the measurements give them.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::values::Estimate;
 
@@ -16,11 +16,14 @@ pub struct Claim {
     pub rule: &'static str,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     Holds,
     DoesNotHold,
+    /// Holds under some of the conditions of its verdict map and not under
+    /// others: the verdict's `qualifier` names where it holds.
+    Depends,
     /// No machine with results can decide it (e.g. no arm64 results yet).
     NotMeasured,
     /// The measurements' spread is too wide to decide.
@@ -56,6 +59,8 @@ impl Outcome {
             Outcome::DoesNotHold
         } else if parts.contains(&Outcome::NotMeasured) {
             Outcome::NotMeasured
+        } else if parts.contains(&Outcome::Depends) {
+            Outcome::Depends
         } else if parts.contains(&Outcome::Inconclusive) {
             Outcome::Inconclusive
         } else {
@@ -67,6 +72,7 @@ impl Outcome {
         match self {
             Outcome::Holds => "holds",
             Outcome::DoesNotHold => "does not hold",
+            Outcome::Depends => "holds only under some conditions",
             Outcome::NotMeasured => "not measured on these machines",
             Outcome::Inconclusive => "inconclusive",
         }
@@ -76,6 +82,7 @@ impl Outcome {
         match self {
             Outcome::Holds => "holds",
             Outcome::DoesNotHold => "fails",
+            Outcome::Depends => "depends",
             Outcome::NotMeasured => "unmeasured",
             Outcome::Inconclusive => "inconclusive",
         }
@@ -90,6 +97,110 @@ impl Outcome {
     }
 }
 
+/// One row of a claim's verdict map: one way of measuring the claim (the
+/// published method, one step of the ladder of corrections, one setting of a
+/// method choice a careful reproducer could make differently, or the book's
+/// fair experiment) and what the claim's rule gives under it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Condition {
+    /// The method choice the row varies: "ladder", "consumer placement",
+    /// "statistic", "driver", ...
+    pub axis: String,
+    /// The setting, as a reader would name it: "consumer on the block_on
+    /// thread". Rows where the claim holds are named in the headline.
+    pub setting: String,
+    /// The row follows the published method as closely as it is known.
+    pub as_published: bool,
+    /// The row is the book's fair experiment, the reference the others vary.
+    pub fair: bool,
+    /// The claim's rule applied to this row's figures.
+    pub outcome: Outcome,
+    /// The figure(s) that decided the row, with their intervals.
+    pub figure: String,
+}
+
+impl Condition {
+    pub fn new(
+        axis: impl Into<String>,
+        setting: impl Into<String>,
+        outcome: Outcome,
+        figure: impl Into<String>,
+    ) -> Self {
+        Condition {
+            axis: axis.into(),
+            setting: setting.into(),
+            as_published: false,
+            fair: false,
+            outcome,
+            figure: figure.into(),
+        }
+    }
+
+    /// Marks the row as the published method's reconstruction.
+    pub fn as_published(mut self) -> Self {
+        self.as_published = true;
+        self
+    }
+
+    /// Marks the row as the book's fair experiment.
+    pub fn fair(mut self) -> Self {
+        self.fair = true;
+        self
+    }
+}
+
+/// The headline of a verdict map, and what qualifies it.
+///
+/// The headline never claims more than every row supports:
+/// - every decided row holds: **holds**; every one fails: **does not hold**;
+///   rows that are inconclusive leave that headline standing but are named
+///   ("undecided when ...");
+/// - some rows hold and others fail: **holds only when** the rows that hold
+///   (`Outcome::Depends`);
+/// - no row decided: **inconclusive**; no row measured: **not measured**.
+pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
+    let named = |o: Outcome| -> Vec<&str> {
+        rows.iter()
+            .filter(|r| r.outcome == o)
+            .map(|r| r.setting.as_str())
+            .collect()
+    };
+    // A row that itself depends on something counts as both.
+    let holds = named(Outcome::Holds);
+    let fails = named(Outcome::DoesNotHold);
+    let split = named(Outcome::Depends);
+    let unclear = named(Outcome::Inconclusive);
+    let undecided = (!unclear.is_empty()).then(|| format!("undecided when {}", join(&unclear)));
+    if !split.is_empty() || (!holds.is_empty() && !fails.is_empty()) {
+        let mut when: Vec<&str> = holds.clone();
+        when.extend(split.iter().copied());
+        let mut q = format!("holds only when {}", join(&when));
+        if let Some(u) = &undecided {
+            q.push_str("; ");
+            q.push_str(u);
+        }
+        return (Outcome::Depends, Some(q));
+    }
+    if !holds.is_empty() {
+        (Outcome::Holds, undecided)
+    } else if !fails.is_empty() {
+        (Outcome::DoesNotHold, undecided)
+    } else if !unclear.is_empty() {
+        (Outcome::Inconclusive, None)
+    } else {
+        (Outcome::NotMeasured, None)
+    }
+}
+
+/// "a", "a or b", "a, b or c".
+fn join(settings: &[&str]) -> String {
+    match settings {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
     pub claim: Claim,
@@ -98,6 +209,11 @@ pub struct Verdict {
     pub outcome: Outcome,
     /// The figures that decided it, as a short sentence.
     pub evidence: String,
+    /// The verdict map the outcome was derived from (empty when the claim
+    /// was decided by one rule on one experiment).
+    pub conditions: Vec<Condition>,
+    /// What limits the headline: "holds only when ...", "undecided when ...".
+    pub qualifier: Option<String>,
 }
 
 impl Verdict {
@@ -112,6 +228,28 @@ impl Verdict {
             machine: Some(machine.to_string()),
             outcome,
             evidence: evidence.into(),
+            conditions: Vec::new(),
+            qualifier: None,
+        }
+    }
+
+    /// The verdict a map of conditions gives (see `headline`). The fair row
+    /// is listed first, then the published one, then the rest in order.
+    pub fn from_map(
+        claim: &Claim,
+        machine: &str,
+        mut rows: Vec<Condition>,
+        evidence: impl Into<String>,
+    ) -> Self {
+        rows.sort_by_key(|r| (!r.fair, !r.as_published));
+        let (outcome, qualifier) = headline(&rows);
+        Verdict {
+            claim: claim.clone(),
+            machine: Some(machine.to_string()),
+            outcome,
+            evidence: evidence.into(),
+            conditions: rows,
+            qualifier,
         }
     }
 
@@ -121,6 +259,173 @@ impl Verdict {
             machine: None,
             outcome: Outcome::NotMeasured,
             evidence: why.into(),
+            conditions: Vec::new(),
+            qualifier: None,
         }
+    }
+
+    /// The headline as a reader meets it: "holds", "does not hold
+    /// (undecided when ...)", "holds only when ...".
+    pub fn headline(&self) -> String {
+        match (&self.qualifier, self.outcome) {
+            (Some(q), Outcome::Depends) => q.clone(),
+            (Some(q), o) => format!("{} ({q})", o.label()),
+            (None, o) => o.label().to_string(),
+        }
+    }
+}
+
+/// One claim's verdict on one machine as the Findings page lists it: owned,
+/// so a chapter's binary can hand it to the harness as JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub chapter: String,
+    pub claim: String,
+    /// The claim as published (paraphrased) and the markdown link to its post.
+    pub statement: String,
+    pub source: String,
+    /// `None` when no machine's results could decide it.
+    pub machine: Option<String>,
+    pub outcome: Outcome,
+    /// "holds", "holds only when ...", "does not hold (undecided when ...)".
+    pub headline: String,
+    /// The conditions of the verdict map under which the claim holds.
+    pub holds_when: Vec<String>,
+    /// How many conditions the map measured (0: one rule on one experiment).
+    pub conditions: usize,
+    /// The figures that decided it.
+    pub why: String,
+}
+
+impl Finding {
+    pub fn of(chapter: &str, v: &Verdict) -> Finding {
+        Finding {
+            chapter: chapter.to_string(),
+            claim: v.claim.id.to_string(),
+            statement: v.claim.statement.to_string(),
+            source: v.claim.source.to_string(),
+            machine: v.machine.clone(),
+            outcome: v.outcome,
+            headline: v.headline(),
+            holds_when: v
+                .conditions
+                .iter()
+                .filter(|c| c.outcome == Outcome::Holds)
+                .map(|c| c.setting.clone())
+                .collect(),
+            conditions: v.conditions.len(),
+            why: v.evidence.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(setting: &str, outcome: Outcome) -> Condition {
+        Condition::new("axis", setting, outcome, "1.0×")
+    }
+
+    #[test]
+    fn rows_that_agree_give_their_outcome() {
+        let rows = [row("a", Outcome::Holds), row("b", Outcome::Holds)];
+        assert_eq!(headline(&rows), (Outcome::Holds, None));
+        let rows = [
+            row("a", Outcome::DoesNotHold),
+            row("b", Outcome::DoesNotHold),
+        ];
+        assert_eq!(headline(&rows), (Outcome::DoesNotHold, None));
+    }
+
+    #[test]
+    fn a_split_map_names_where_the_claim_holds() {
+        let rows = [
+            row("fair", Outcome::DoesNotHold),
+            row("consumer on the block_on thread", Outcome::Holds),
+            row("as published", Outcome::Holds),
+        ];
+        assert_eq!(
+            headline(&rows),
+            (
+                Outcome::Depends,
+                Some("holds only when consumer on the block_on thread or as published".into())
+            )
+        );
+    }
+
+    #[test]
+    fn an_inconclusive_row_is_named_and_never_upgraded() {
+        let rows = [
+            row("fair", Outcome::Holds),
+            row("mean", Outcome::Inconclusive),
+        ];
+        assert_eq!(
+            headline(&rows),
+            (Outcome::Holds, Some("undecided when mean".into()))
+        );
+        let rows = [
+            row("fair", Outcome::Inconclusive),
+            row("mean", Outcome::Inconclusive),
+        ];
+        assert_eq!(headline(&rows), (Outcome::Inconclusive, None));
+        let split = [
+            row("fair", Outcome::DoesNotHold),
+            row("published", Outcome::Holds),
+            row("mean", Outcome::Inconclusive),
+        ];
+        let (o, q) = headline(&split);
+        assert_eq!(o, Outcome::Depends);
+        assert_eq!(q.unwrap(), "holds only when published; undecided when mean");
+    }
+
+    #[test]
+    fn an_effect_below_the_minimum_does_not_decide_for_the_claim() {
+        // The claim "a exceeds b" with a minimum effect of 10 %: a ratio of
+        // 1.05 (1.03-1.07) is a real difference but smaller than the minimum,
+        // so the row does not hold; one straddling 1.10 is undecided.
+        let small = Estimate::new(1.05, 1.03, 1.07).unwrap();
+        let near = Estimate::new(1.09, 1.06, 1.13).unwrap();
+        let big = Estimate::new(1.4, 1.3, 1.5).unwrap();
+        let rows = [
+            row("fair", Outcome::at_least(&small, 1.10)),
+            row("mean", Outcome::at_least(&near, 1.10)),
+        ];
+        assert_eq!(rows[0].outcome, Outcome::DoesNotHold);
+        assert_eq!(rows[1].outcome, Outcome::Inconclusive);
+        assert_eq!(
+            headline(&rows),
+            (Outcome::DoesNotHold, Some("undecided when mean".into()))
+        );
+        let rows = [row("fair", Outcome::at_least(&big, 1.10))];
+        assert_eq!(headline(&rows), (Outcome::Holds, None));
+    }
+
+    #[test]
+    fn no_measured_row_is_not_measured() {
+        assert_eq!(headline(&[]), (Outcome::NotMeasured, None));
+        let rows = [row("arm64", Outcome::NotMeasured)];
+        assert_eq!(headline(&rows), (Outcome::NotMeasured, None));
+    }
+
+    #[test]
+    fn the_fair_row_leads_the_map() {
+        let claim = Claim {
+            id: "X-1",
+            statement: "s",
+            source: "src",
+            rule: "r",
+        };
+        let v = Verdict::from_map(
+            &claim,
+            "m",
+            vec![
+                row("ladder", Outcome::Holds).as_published(),
+                row("fair", Outcome::DoesNotHold).fair(),
+            ],
+            "e",
+        );
+        assert!(v.conditions[0].fair && v.conditions[1].as_published);
+        assert_eq!(v.headline(), "holds only when ladder");
     }
 }

@@ -53,6 +53,12 @@ enum Command {
     /// Print the headline estimates and verdicts of one results file as JSON
     /// (what `harness compare` lines up between two runs).
     Headline { file: PathBuf },
+    /// Print every claim's verdict on every machine with results, as JSON
+    /// (what the Findings page gathers from each chapter).
+    Findings {
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
     /// Draw every interval the exhibits need from a results file's data and
     /// store them in it (`harness convert` does this for converted files).
     Derive { file: PathBuf },
@@ -209,6 +215,13 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                     Err(e)
                 }
             }
+        }
+        Some(Command::Findings { results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            findings::<C>(&store).and_then(|f| {
+                println!("{}", serde_json::to_string(&f)?);
+                Ok(())
+            })
         }
         Some(Command::Export { dir }) => {
             export::<C>(&Store::new(Store::default_root()), &dir).map(|n| {
@@ -396,6 +409,17 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
 }
 
 /// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
+/// Every claim's verdict on every machine with results (see `Finding`).
+pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>> {
+    let book = load_book::<C>(store)?;
+    let known = book.derived();
+    let verdicts = crate::measure::stats::remembering(known, || verdicts_of::<C>(&book)).0?;
+    Ok(verdicts
+        .iter()
+        .map(|v| crate::claims::Finding::of(C::NAME, v))
+        .collect())
+}
+
 pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
     let exhibit = exhibit::<C>(name)?;
     let book = load_book::<C>(store)?;

@@ -24,7 +24,7 @@ pub mod results;
 pub mod values;
 
 pub use chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
-pub use claims::{Claim, Outcome, Verdict};
+pub use claims::{Claim, Condition, Finding, Outcome, Verdict};
 pub use cli::chapter_main;
 pub use measure::profile::Profile;
 pub use measure::progress::Progress;

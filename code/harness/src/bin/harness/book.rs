@@ -2,7 +2,7 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use harness::check;
 use harness::registry::{self, ChapterInfo};
@@ -33,6 +33,24 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
             }
         };
     }
+    if chapter == "findings" {
+        if exhibit != "claims" {
+            bail!("unknown exhibit {exhibit:?} for the findings page: expected claims");
+        }
+        return match findings(store) {
+            Ok(md) => {
+                print!("{md}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                println!(
+                    "\n**render error** on the findings page, exhibit `claims`: {}\n",
+                    harness::render::escape(&format!("{e:#}"))
+                );
+                Err(e)
+            }
+        };
+    }
     let info = registry::find(chapter)?;
     let status = Command::new(binary(info)?)
         .args(["render", exhibit, "--results"])
@@ -43,6 +61,30 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The Findings page: every chapter's verdicts, from each chapter's binary.
+fn findings(store: &Store) -> Result<String> {
+    let mut all = Vec::new();
+    let mut titles = Vec::new();
+    for info in registry::chapters()?.iter() {
+        let out = Command::new(binary(info)?)
+            .args(["findings", "--results"])
+            .arg(&store.root)
+            .output()?;
+        if !out.status.success() {
+            bail!(
+                "chapter {} could not list its verdicts: {}",
+                info.name,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        let found: Vec<harness::Finding> = serde_json::from_slice(&out.stdout)
+            .with_context(|| format!("chapter {}: findings output is not JSON", info.name))?;
+        all.extend(found);
+        titles.push((info.name.to_string(), info.title.to_string()));
+    }
+    Ok(harness::render::findings::page(&all, &titles))
 }
 
 pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
@@ -80,8 +122,14 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
     if root.join("code").join("Cargo.toml").exists() {
         problems.extend(check::check_registry(root, registry::chapters()?)?);
     }
+    // The Findings page must give every chapter's claims a verdict.
+    let mut every_claim = Vec::new();
+    for c in registry::chapters()?.iter() {
+        every_claim.extend(claims_of(c)?);
+    }
     let mut pages = vec![
         ("introduction".to_string(), None),
+        ("findings".into(), None),
         ("method".into(), None),
         ("reproduce".into(), None),
     ];
@@ -102,7 +150,8 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
         let markdown = std::fs::read_to_string(src.join(format!("{page}.md"))).unwrap_or_default();
         let claims = match chapter {
             Some(c) => claims_of(c)?,
-            _ => Vec::new(),
+            None if page == "findings" => every_claim.clone(),
+            None => Vec::new(),
         };
         let label = format!("chapter {page} ({})", html_path.display());
         problems.extend(check::check_page(

@@ -1,0 +1,167 @@
+//! The Findings page: every published claim the book judges, its headline
+//! verdict, where it holds, on which machine, why, and a link to the verdict
+//! on its chapter's page. Gathered from each chapter's `findings` command.
+use std::fmt::Write;
+
+use crate::claims::{Finding, Outcome};
+use crate::render::blocks::Table;
+use crate::render::{claim_anchor, escape, escape_markdown, table};
+
+/// The page's one exhibit. `titles` are the registry's (name, title) pairs,
+/// in reading order; findings are grouped under them.
+pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
+    let ids: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
+    let mut out = format!(
+        "\n<div class=\"exhibit-marker\" data-exhibit=\"findings/claims\" \
+         data-blocks=\"table,verdicts:{}\"></div>\n\n",
+        ids.join("+")
+    );
+    out.push_str(&tally(findings));
+    for (name, title) in titles {
+        let rows: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### [{}]({name}.md)\n", escape(title));
+        let mut t = Table::new(
+            "",
+            &[
+                "Claim",
+                "As published",
+                "Verdict",
+                "Holds when",
+                "Machine",
+                "Why",
+            ],
+        )
+        .left(&[0, 1, 2, 3, 4, 5]);
+        for f in rows {
+            t.push(vec![
+                format!(
+                    "[**{}**]({}.md#{})",
+                    escape(&f.claim),
+                    f.chapter,
+                    claim_anchor(&f.claim)
+                ),
+                format!("{} ({})", escape_markdown(&f.statement), f.source),
+                format!(
+                    "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+                    f.outcome.css(),
+                    escape(&f.claim),
+                    escape_markdown(&f.headline)
+                ),
+                holds_when(f),
+                escape(f.machine.as_deref().unwrap_or("none")),
+                escape_markdown(&f.why),
+            ]);
+        }
+        out.push_str(&table(&t));
+    }
+    out
+}
+
+/// "Of 19 claims on 1 machine: 7 hold, ..." — counted, never typed.
+fn tally(findings: &[Finding]) -> String {
+    let mut claims: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
+    claims.sort_unstable();
+    claims.dedup();
+    let mut machines: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| f.machine.as_deref())
+        .collect();
+    machines.sort_unstable();
+    machines.dedup();
+    let count = |o: Outcome| findings.iter().filter(|f| f.outcome == o).count();
+    let mut parts = Vec::new();
+    for (o, word) in [
+        (Outcome::Holds, "hold"),
+        (
+            Outcome::Depends,
+            "hold only under some of the conditions measured",
+        ),
+        (Outcome::DoesNotHold, "do not hold"),
+        (Outcome::Inconclusive, "inconclusive"),
+        (Outcome::NotMeasured, "not measured on these machines"),
+    ] {
+        let n = count(o);
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} verdicts on {} published claims (a claim two chapters test has two; one per \
+         machine), from {} machine{}: {}.\n",
+        findings.len(),
+        claims.len(),
+        machines.len(),
+        if machines.len() == 1 { "" } else { "s" },
+        parts.join(", ")
+    );
+    out
+}
+
+fn holds_when(f: &Finding) -> String {
+    match f.outcome {
+        Outcome::Holds if f.conditions > 0 => {
+            format!("every condition measured ({})", f.conditions)
+        }
+        Outcome::Holds => "the book's experiment".to_string(),
+        Outcome::NotMeasured => "not measured".to_string(),
+        _ if f.holds_when.is_empty() => "none measured".to_string(),
+        _ => f
+            .holds_when
+            .iter()
+            .map(|s| escape_markdown(s))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(chapter: &str, claim: &str, outcome: Outcome, holds_when: &[&str]) -> Finding {
+        Finding {
+            chapter: chapter.into(),
+            claim: claim.into(),
+            statement: "A <b> claim".into(),
+            source: "[post](https://example.org)".into(),
+            machine: Some("m1".into()),
+            outcome,
+            headline: outcome.label().into(),
+            holds_when: holds_when.iter().map(|s| s.to_string()).collect(),
+            conditions: 3,
+            why: "ratio 2.0×".into(),
+        }
+    }
+
+    #[test]
+    fn every_claim_has_a_badge_and_a_link_to_its_verdict() {
+        let f = [
+            finding("a", "A-1", Outcome::Holds, &["x", "y", "z"]),
+            finding("a", "A-2", Outcome::Depends, &["consumer on block_on"]),
+            finding("b", "B-1", Outcome::DoesNotHold, &[]),
+        ];
+        let titles = [
+            ("a".into(), "Chapter A".into()),
+            ("b".into(), "Chapter B".into()),
+        ];
+        let md = page(&f, &titles);
+        for (chapter, id) in [("a", "A-1"), ("a", "A-2"), ("b", "B-1")] {
+            assert!(md.contains(&format!("data-claim=\"{id}\"")), "{id} badge");
+            assert!(
+                md.contains(&format!("({chapter}.md#claim-{})", id.to_ascii_lowercase())),
+                "{id} link"
+            );
+        }
+        assert!(md.contains("data-blocks=\"table,verdicts:A-1+A-2+B-1\""));
+        assert!(md.contains("3 verdicts on 3 published claims"), "{md}");
+        assert!(md.contains("from 1 machine: 1 hold, 1 hold only"), "{md}");
+        assert!(md.contains("consumer on block_on"));
+        assert!(md.contains("A &lt;b&gt; claim"), "statements are escaped");
+        assert!(md.find("Chapter A").unwrap() < md.find("Chapter B").unwrap());
+    }
+}
