@@ -53,6 +53,15 @@ enum Command {
     /// Print the headline estimates and verdicts of one results file as JSON
     /// (what `harness compare` lines up between two runs).
     Headline { file: PathBuf },
+    /// Print the verdicts, each claim's verdict map and the page's tables as
+    /// plain text, from the committed (or given) results.
+    Report {
+        /// Only this machine's results (an id from `harness list`).
+        #[arg(long)]
+        machine: Option<String>,
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
     /// Print every claim's verdict on every machine with results, as JSON
     /// (what the Findings page gathers from each chapter).
     Findings {
@@ -215,6 +224,10 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                     Err(e)
                 }
             }
+        }
+        Some(Command::Report { machine, results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            report::<C>(&store, machine.as_deref()).map(|text| print!("{text}"))
         }
         Some(Command::Findings { results }) => {
             let store = Store::new(results.unwrap_or_else(Store::default_root));
@@ -409,6 +422,65 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
 }
 
 /// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
+/// The chapter as plain text (see `render::plain`): which results, then the
+/// verdicts with their maps, then every table of the page.
+pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String> {
+    let mut book = load_book::<C>(store)?;
+    if let Some(m) = machine {
+        let have: Vec<String> = book.runs.iter().map(|r| r.machine().to_string()).collect();
+        book.runs.retain(|r| r.machine() == m);
+        if book.runs.is_empty() {
+            bail!(
+                "--machine {m:?}: chapter {} has results for {}",
+                C::NAME,
+                have.join(", ")
+            );
+        }
+    }
+    let mut out = format!("{}\n\n", C::NAME);
+    for run in &book.runs {
+        let p = &run.provenance;
+        out.push_str(&format!(
+            "results: {} ({}), profile {}, measured {}{}\n",
+            run.machine(),
+            run.arch(),
+            p.profile,
+            p.date,
+            if run.ephemeral {
+                ", a smoke run made now because none are committed"
+            } else if run.stale {
+                ", STALE: measured by earlier code (scripts/fresh to refresh)"
+            } else {
+                ""
+            }
+        ));
+    }
+    out.push('\n');
+    let known = book.derived();
+    let body = crate::measure::stats::remembering(known, || -> Result<String> {
+        let all = exhibits::<C>();
+        let mut verdicts = String::new();
+        let mut tables = String::new();
+        for e in &all {
+            let text = match e.kind {
+                ExhibitKind::Verdicts | ExhibitKind::Table if e.name != "provenance" => {
+                    crate::render::plain::blocks(e.name, e.about, &(e.render)(&book)?)
+                }
+                _ => continue,
+            };
+            if e.kind == ExhibitKind::Verdicts {
+                verdicts.push_str(&text);
+            } else {
+                tables.push_str(&text);
+            }
+        }
+        Ok(format!("# Verdicts\n\n{verdicts}# Tables\n\n{tables}"))
+    })
+    .0?;
+    out.push_str(&body);
+    Ok(out)
+}
+
 /// Every claim's verdict on every machine with results (see `Finding`).
 pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>> {
     let book = load_book::<C>(store)?;

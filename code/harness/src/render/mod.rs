@@ -6,6 +6,7 @@ pub mod csv;
 pub mod findings;
 pub mod fmt;
 pub mod notes;
+pub mod plain;
 pub mod svg;
 
 use std::fmt::Write;

@@ -31,6 +31,57 @@ fn colour(i: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
+/// A hover target over one plotted value: its pixel box and the exact
+/// figures, shown by the browser as a tooltip (`<title>`, no script).
+struct Tip {
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+    text: String,
+}
+
+/// The tooltip text of one point: series, both coordinates, the interval.
+fn point_tip(series: &str, fig: &Figure, p: &crate::render::blocks::Point) -> String {
+    let mut t = format!(
+        "{series}: {} {}, {} {}",
+        fig.x.label,
+        fmt::sig3(p.x),
+        fig.y.label,
+        fmt::sig3(p.y)
+    );
+    if let Some((lo, hi)) = p.band {
+        t.push_str(&format!(
+            " (interval {} – {})",
+            fmt::sig3(lo),
+            fmt::sig3(hi)
+        ));
+    }
+    t
+}
+
+/// Appends the hover targets as the figure's last layer, so they sit above
+/// the lines and bars they describe.
+fn with_tips(mut svg: String, tips: &[Tip]) -> String {
+    let mut layer = String::from("<g class=\"tips\">");
+    for t in tips {
+        layer.push_str(&format!(
+            "<rect class=\"tip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+            t.x,
+            t.y,
+            t.w.max(1),
+            t.h.max(1),
+            html_escape(&t.text)
+        ));
+    }
+    layer.push_str("</g>");
+    match svg.rfind("</svg>") {
+        Some(i) => svg.insert_str(i, &layer),
+        None => svg.push_str(&layer),
+    }
+    svg
+}
+
 /// Stands for the theme's text colour until `finish` swaps in `currentColor`.
 const INK: RGBColor = RGBColor(0, 0, 0);
 
@@ -133,7 +184,7 @@ fn draw_legend(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     entries: &[(String, usize, bool)],
 ) {
-    let font = ("sans-serif", 14).into_font().color(&INK);
+    let font = ("sans-serif", 19).into_font().color(&INK);
     for (i, (label, colour_index, dashed)) in entries.iter().enumerate() {
         let x = 70 + (i as i32 % 2) * 340;
         let y = 10 + (i as i32 / 2) * LEGEND_ROW as i32;
@@ -153,10 +204,10 @@ fn draw_legend(
 }
 
 macro_rules! draw_lines {
-    ($area:expr, $fig:expr, $xr:expr, $yr:expr) => {{
+    ($area:expr, $fig:expr, $xr:expr, $yr:expr, $tips:expr) => {{
         let fig: &Figure = $fig;
         let mut chart = ChartBuilder::on($area)
-            .caption(&fig.title, ("sans-serif", 18).into_font().color(&INK))
+            .caption(&fig.title, ("sans-serif", 22).into_font().color(&INK))
             .margin(14)
             .x_label_area_size(46)
             .y_label_area_size(74)
@@ -169,8 +220,8 @@ macro_rules! draw_lines {
             .axis_style(INK.stroke_width(1))
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.04))
-            .label_style(("sans-serif", 13).into_font().color(&INK))
-            .axis_desc_style(("sans-serif", 14).into_font().color(&INK))
+            .label_style(("sans-serif", 19).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", 20).into_font().color(&INK))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
             .draw()
@@ -205,6 +256,16 @@ macro_rules! draw_lines {
                     })
                 }))
                 .expect("bands");
+            for p in &s.points {
+                let (px, py) = chart.backend_coord(&(p.x, p.y));
+                $tips.push(Tip {
+                    x: px - 7,
+                    y: py - 7,
+                    w: 14,
+                    h: 14,
+                    text: point_tip(&s.label, fig, p),
+                });
+            }
         }
     }};
 }
@@ -247,31 +308,36 @@ pub fn line_chart(fig: &Figure) -> String {
         fig.y.scale,
     );
     let mut buf = String::new();
+    let mut tips = Vec::new();
     {
         let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
         let (plot, legend) = root.split_vertically(PLOT_HEIGHT);
         match (fig.x.scale, fig.y.scale) {
-            (Scale::Linear, Scale::Linear) => draw_lines!(&plot, fig, x0..x1, y0..y1),
-            (Scale::Log, Scale::Linear) => draw_lines!(&plot, fig, (x0..x1).log_scale(), y0..y1),
-            (Scale::Linear, Scale::Log) => draw_lines!(&plot, fig, x0..x1, (y0..y1).log_scale()),
+            (Scale::Linear, Scale::Linear) => draw_lines!(&plot, fig, x0..x1, y0..y1, tips),
+            (Scale::Log, Scale::Linear) => {
+                draw_lines!(&plot, fig, (x0..x1).log_scale(), y0..y1, tips)
+            }
+            (Scale::Linear, Scale::Log) => {
+                draw_lines!(&plot, fig, x0..x1, (y0..y1).log_scale(), tips)
+            }
             (Scale::Log, Scale::Log) => {
-                draw_lines!(&plot, fig, (x0..x1).log_scale(), (y0..y1).log_scale())
+                draw_lines!(&plot, fig, (x0..x1).log_scale(), (y0..y1).log_scale(), tips)
             }
         }
         draw_legend(&legend, &entries);
         root.present().expect("svg");
     }
-    finish(buf, &fig.title)
+    with_tips(finish(buf, &fig.title), &tips)
 }
 
 macro_rules! draw_bars {
-    ($area:expr, $chart:expr, $xr:expr, $base:expr) => {{
+    ($area:expr, $chart:expr, $xr:expr, $base:expr, $tips:expr) => {{
         let chart: &BarChart = $chart;
         let n = chart.bars.len();
         let groups = groups(chart);
         let labels: Vec<String> = chart.bars.iter().map(|b| b.label.clone()).collect();
         let mut c = ChartBuilder::on($area)
-            .caption(&chart.title, ("sans-serif", 18).into_font().color(&INK))
+            .caption(&chart.title, ("sans-serif", 22).into_font().color(&INK))
             .margin(14)
             .x_label_area_size(46)
             .y_label_area_size(250)
@@ -284,8 +350,8 @@ macro_rules! draw_bars {
             .light_line_style(INK.mix(0.04))
             .disable_y_mesh()
             .y_labels(n)
-            .label_style(("sans-serif", 13).into_font().color(&INK))
-            .axis_desc_style(("sans-serif", 14).into_font().color(&INK))
+            .label_style(("sans-serif", 19).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", 20).into_font().color(&INK))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
@@ -306,6 +372,22 @@ macro_rules! draw_bars {
             r
         }))
         .expect("bars");
+        for (i, b) in chart.bars.iter().enumerate() {
+            let (x0, y0) = c.backend_coord(&($base, SegmentValue::Exact(i)));
+            let (x1, y1) = c.backend_coord(&(b.value, SegmentValue::Exact(i + 1)));
+            $tips.push(Tip {
+                x: x0.min(x1),
+                y: y0.min(y1),
+                w: (x1 - x0).abs(),
+                h: (y1 - y0).abs(),
+                text: format!(
+                    "{}: {} {}",
+                    b.label,
+                    chart.value_axis.label,
+                    fmt::sig3(b.value)
+                ),
+            });
+        }
     }};
 }
 
@@ -330,17 +412,18 @@ pub fn bar_chart(chart: &BarChart) -> String {
     let height = plot_height + legend_height(entries.len());
     let (x0, x1) = bounds(chart.bars.iter().map(|b| b.value), chart.value_axis.scale);
     let mut buf = String::new();
+    let mut tips = Vec::new();
     {
         let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
         let (plot, legend) = root.split_vertically(plot_height);
         match chart.value_axis.scale {
-            Scale::Log => draw_bars!(&plot, chart, (x0..x1).log_scale(), x0),
-            Scale::Linear => draw_bars!(&plot, chart, 0.0..x1, 0.0),
+            Scale::Log => draw_bars!(&plot, chart, (x0..x1).log_scale(), x0, tips),
+            Scale::Linear => draw_bars!(&plot, chart, 0.0..x1, 0.0, tips),
         }
         draw_legend(&legend, &entries);
         root.present().expect("svg");
     }
-    finish(buf, &chart.title)
+    with_tips(finish(buf, &chart.title), &tips)
 }
 
 #[cfg(test)]
@@ -421,6 +504,49 @@ mod tests {
         );
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() > 2);
         assert!(svg.contains("message size (B)"));
+    }
+
+    #[test]
+    fn every_point_and_bar_has_a_tooltip_with_its_value() {
+        let mut fig = figure();
+        fig.series[0].label = "tokio <mpsc> & co".into();
+        let svg = line_chart(&fig);
+        let points: usize = fig.series.iter().map(|s| s.points.len()).sum();
+        assert_eq!(svg.matches("<rect class=\"tip\"").count(), points);
+        assert!(
+            svg.contains("tokio &lt;mpsc&gt; &amp; co:"),
+            "labels escaped"
+        );
+        let p = &fig.series[0].points[0];
+        assert!(svg.contains(&fmt::sig3(p.y)), "exact value in the tip");
+        assert!(svg.rfind("class=\"tips\"").unwrap() > svg.rfind("<circle").unwrap());
+        let bars = BarChart {
+            id: "b".into(),
+            title: "t".into(),
+            caption: String::new(),
+            value_axis: crate::render::blocks::Axis::linear("bytes"),
+            bars: vec![crate::render::blocks::Bar {
+                label: "tokio".into(),
+                value: 544.0,
+                group: "g".into(),
+            }],
+        };
+        let svg = bar_chart(&bars);
+        assert_eq!(svg.matches("<rect class=\"tip\"").count(), 1);
+        assert!(svg.contains("<title>tokio: bytes 544</title>"), "{svg}");
+    }
+
+    #[test]
+    fn text_is_drawn_at_15_units_or_more() {
+        let svg = line_chart(&figure());
+        for (i, _) in svg.match_indices("font-size=\"") {
+            let size: f64 = svg[i + 11..].split('"').next().unwrap().parse().unwrap();
+            assert!(
+                size >= 15.0,
+                "font-size {size} in {}",
+                &svg[i.saturating_sub(200)..i + 120]
+            );
+        }
     }
 
     #[test]
