@@ -63,6 +63,39 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
     })
 }
 
+/// Each named chapter's (default: every chapter's) terminal report for one
+/// machine (default: this one).
+pub(crate) fn report(
+    store: &Store,
+    chapters: &[String],
+    machine: Option<&str>,
+) -> Result<ExitCode> {
+    let here = harness::measure::machine::Machine::detect().id;
+    let machine = machine.unwrap_or(&here);
+    let infos: Vec<&ChapterInfo> = if chapters.is_empty() {
+        registry::chapters()?.iter().collect()
+    } else {
+        chapters
+            .iter()
+            .map(|c| registry::find(c))
+            .collect::<Result<_>>()?
+    };
+    let mut failed = false;
+    for info in infos {
+        let status = Command::new(binary(info)?)
+            .args(["report", "--machine", machine, "--results"])
+            .arg(&store.root)
+            .status()?;
+        failed |= !status.success();
+        println!();
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// The Findings page: every chapter's verdicts, from each chapter's binary.
 fn findings(store: &Store) -> Result<String> {
     let mut all = Vec::new();

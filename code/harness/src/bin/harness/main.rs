@@ -95,6 +95,14 @@ enum Cmd {
         #[arg(long, default_value_t = harness::agreement::WITHIN_PERCENT)]
         within: f64,
     },
+    /// Print chapters (default: every chapter) as plain text for a terminal:
+    /// this machine's verdicts, verdict maps and tables (`<chapter> report`).
+    Report {
+        chapters: Vec<String>,
+        /// Another machine's results instead of this one's.
+        #[arg(long)]
+        machine: Option<String>,
+    },
     /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
     CheckBook {
         #[arg(default_value = "book")]
@@ -149,6 +157,7 @@ fn main() -> ExitCode {
         Cmd::Convert { files } => import::convert(&files),
         Cmd::Export { book } => book::export(&store, &book),
         Cmd::CheckBook { book, src } => book::check_book(&book, &src),
+        Cmd::Report { chapters, machine } => book::report(&store, &chapters, machine.as_deref()),
         Cmd::Compare {
             a,
             b,
