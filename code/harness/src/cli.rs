@@ -106,6 +106,16 @@ pub fn exhibits<C: Chapter>() -> Vec<Exhibit<C::Data>> {
     });
     own.chain([
         Exhibit {
+            name: "summary",
+            kind: ExhibitKind::Text,
+            about: "answer first: each claim's headline verdict, linked to its verdict map",
+            render: |book| {
+                Ok(vec![Block::Text(crate::render::summary(&verdicts_of::<C>(
+                    book,
+                )?))])
+            },
+        },
+        Exhibit {
             name: "provenance",
             kind: ExhibitKind::Text,
             about: "where the numbers come from: machine, compiler, crates, noise, downloads",

@@ -203,6 +203,40 @@ pub fn verdicts(vs: &[Verdict]) -> String {
     out
 }
 
+/// The answer-first list at the top of a chapter: each claim once, its
+/// headline verdict on every machine, a link down to the verdict and its map.
+pub fn summary(vs: &[Verdict]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for v in vs {
+        if !ids.contains(&v.claim.id) {
+            ids.push(v.claim.id);
+        }
+    }
+    let machines: std::collections::BTreeSet<&str> =
+        vs.iter().filter_map(|v| v.machine.as_deref()).collect();
+    let mut out = String::from("<ul class=\"answer-verdicts\">\n");
+    for id in ids {
+        let of: Vec<&Verdict> = vs.iter().filter(|v| v.claim.id == id).collect();
+        let badges: Vec<String> = of
+            .iter()
+            .map(|v| match (&v.machine, machines.len() > 1) {
+                (Some(m), true) => format!("{} on {}", verdict_badge(v), escape(m)),
+                _ => verdict_badge(v),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<li>{} <a href=\"#{}\"><strong>{}</strong></a> {}</li>",
+            badges.join(", "),
+            claim_anchor(id),
+            escape(id),
+            crate::render::inline_markdown(&escape_markdown(of[0].claim.statement))
+        );
+    }
+    out.push_str("</ul>\n\n");
+    out
+}
+
 /// The badge of a verdict's headline, with the claim id the browser test reads.
 pub fn verdict_badge(v: &Verdict) -> String {
     format!(
