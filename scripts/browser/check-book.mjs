@@ -246,31 +246,70 @@ async function safety(file) {
 for (const file of safetyPages.length ? safetyPages : htmlPages(bookDir)) await safety(file);
 
 const figureCounts = {};
+const detailCounts = {};
+const offsets = {};
 for (const { name: chapter, search: keyword } of CHAPTERS) {
   const file = `${chapter}.html`;
   for (const width of WIDTHS) {
     const { page, context, errors } = await open(file, { width });
     const layout = await page.evaluate(() => {
       const main = document.querySelector("main").getBoundingClientRect();
-      const figs = [...document.querySelectorAll("figure.bench-figure svg")].map((s) => {
-        const r = s.getBoundingClientRect();
-        return { w: r.width, h: r.height, right: r.right, left: r.left };
+      const figs = [...document.querySelectorAll("figure.bench-figure")].map((fig) => {
+        const r = fig.getBoundingClientRect();
+        const svg = fig.querySelector("svg");
+        const s = svg.getBoundingClientRect();
+        const scale = s.width / svg.viewBox.baseVal.width;
+        // The smallest text as drawn: its font size in the SVG's units times
+        // the scale the page draws the SVG at.
+        const sizes = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
+          .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+        const tips = [...svg.querySelectorAll("rect.tip")];
+        return { w: s.width, h: s.height, right: r.right, left: r.left,
+          scrolls: ["auto", "scroll"].includes(getComputedStyle(fig).overflowX),
+          wide: s.width > r.width + 1, smallest: Math.min(...sizes),
+          points: svg.querySelectorAll("circle").length, tips: tips.length,
+          tipsWithValues: tips.filter((t) => /[0-9]/.test(t.querySelector("title")?.textContent || "")).length };
       });
       const tables = [...document.querySelectorAll("main table")].map((t) => {
         const r = t.getBoundingClientRect();
         const style = getComputedStyle(t);
         return { right: r.right, scrolls: ["auto", "scroll"].includes(style.overflowX), wide: t.scrollWidth > t.clientWidth + 1 };
       });
-      return { main: { left: main.left, right: main.right }, figs, tables,
+      const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : null;
+      const details = [...document.querySelectorAll("main details")].map((d) => {
+        d.open = true;
+        const body = [...d.children].filter((c) => c.tagName !== "SUMMARY");
+        const shown = body.some((c) => c.getBoundingClientRect().height > 0);
+        return { summary: d.querySelector("summary")?.textContent.trim() || "", shown };
+      });
+      return { main: { left: main.left, right: main.right }, figs, tables, details,
+        firstVerdict: top(document.querySelector(".answer-verdicts .verdict")),
+        anyVerdict: top(document.querySelector("main .verdict")),
+        firstFigure: top(document.querySelector("figure.bench-figure")),
+        viewport: window.innerHeight,
         pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1 };
     });
     figureCounts[chapter] = layout.figs.length;
     check(errors.length === 0, `${file} @${width}px: console errors: ${errors.join(" | ")}`);
     layout.figs.forEach((f, i) => {
       check(f.w > 0 && f.h > 0, `${file} @${width}px: figure ${i + 1} has no size`);
-      check(f.right <= layout.main.right + 1 && f.left >= layout.main.left - 1,
+      check(f.right <= layout.main.right + 1 && f.left >= layout.main.left - 1 && (!f.wide || f.scrolls),
         `${file} @${width}px: figure ${i + 1} spills out of the column`);
+      check(f.smallest >= 11, `${file} @${width}px: figure ${i + 1} draws text at ${f.smallest.toFixed(1)} px (< 11)`);
+      check(f.tips >= Math.max(1, f.points) && f.tipsWithValues === f.tips,
+        `${file} @${width}px: figure ${i + 1} has ${f.tipsWithValues} tooltips with values for ${f.points} points`);
     });
+    // Answer first: the verdicts and the figure that answers the question
+    // within one and a half screens of the top.
+    const limit = 1.5 * layout.viewport;
+    check(layout.firstVerdict !== null && layout.firstVerdict <= limit,
+      `${file} @${width}px: first verdict at ${layout.firstVerdict} px, beyond ${limit}`);
+    check(layout.firstFigure !== null && layout.firstFigure <= limit,
+      `${file} @${width}px: first figure at ${layout.firstFigure} px, beyond ${limit}`);
+    if (width === 1280) offsets[chapter] = { verdict: layout.anyVerdict, figure: layout.firstFigure };
+    layout.details.forEach((d, i) => check(d.summary && d.shown,
+      `${file} @${width}px: folded section ${i + 1} ("${d.summary}") does not open`));
+    detailCounts[chapter] = layout.details.map((d) => d.summary);
     layout.tables.forEach((t, i) => check(t.right <= layout.main.right + 1 && (!t.wide || t.scrolls),
       `${file} @${width}px: table ${i + 1} neither fits nor scrolls`));
     check(!layout.pageOverflow, `${file} @${width}px: the page scrolls sideways`);
@@ -331,11 +370,22 @@ if (!safetyOnly) {
   check(sizes.length === expected, `print.html has ${sizes.length} figures, the chapters ${expected}`);
   check(sizes.every((a) => a > 0), "print.html has a figure of no size");
   check(errors.length === 0, `print.html: console errors: ${errors.join(" | ")}`);
+  // Folded method detail is printed: every section is in the print page, open.
+  const printed = await page.evaluate(() => [...document.querySelectorAll("main details")]
+    .map((d) => ({ summary: d.querySelector("summary")?.textContent.trim() || "",
+      shown: [...d.children].filter((c) => c.tagName !== "SUMMARY").some((c) => c.getBoundingClientRect().height > 0) })));
+  const folded = Object.values(detailCounts).flat();
+  for (const summary of folded) {
+    check(printed.some((d) => d.summary === summary && d.shown), `print.html does not show the folded section "${summary}"`);
+  }
   await context.close();
 }
 
 await browser.close();
 server.close();
+for (const [chapter, o] of Object.entries(offsets)) {
+  console.log(`answer first @1280px: ${chapter}: first verdict at ${Math.round(o.verdict)} px, first figure at ${Math.round(o.figure)} px`);
+}
 for (const f of failures) console.error(`browser check failed: ${f}`);
 console.log(`browser checks: ${passed} passed, ${failures.length} failed`);
 process.exit(failures.length === 0 ? 0 : 1);
