@@ -254,7 +254,10 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
     const { page, context, errors } = await open(file, { width });
     const layout = await page.evaluate(() => {
       const main = document.querySelector("main").getBoundingClientRect();
-      const figs = [...document.querySelectorAll("figure.bench-figure")].map((fig) => {
+      // A figure in a machine switch's hidden panel is checked when shown.
+      const figs = [...document.querySelectorAll("figure.bench-figure")]
+        .filter((fig) => !fig.closest(".machine-panel") || fig.closest(".machine-panel").getBoundingClientRect().height > 0)
+        .map((fig) => {
         const r = fig.getBoundingClientRect();
         const svg = fig.querySelector("svg");
         const s = svg.getBoundingClientRect();

@@ -101,6 +101,9 @@ pub struct Book<D> {
     pub chapter: &'static str,
     pub runs: Vec<Run<D>>,
     pub store: Store,
+    /// The machine a figure is being drawn for, when several have results
+    /// and the page offers a switch between them (see `primary`).
+    pub focus: std::cell::RefCell<Option<String>>,
 }
 
 impl<D> Book<D> {
@@ -124,8 +127,17 @@ impl<D> Book<D> {
         all
     }
 
-    /// The run of this machine if there is one, else the first (for single-machine exhibits).
+    /// The run a single-machine exhibit shows: the machine being drawn for
+    /// (`focus`), else this machine's run if there is one, else the first.
     pub fn primary(&self) -> &Run<D> {
+        if let Some(run) = self
+            .focus
+            .borrow()
+            .as_deref()
+            .and_then(|m| self.runs.iter().find(|r| r.machine() == m))
+        {
+            return run;
+        }
         let here = Machine::detect().id;
         self.runs
             .iter()
@@ -193,5 +205,6 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
         chapter: C::NAME,
         runs,
         store: store.clone(),
+        focus: Default::default(),
     })
 }

@@ -110,9 +110,9 @@ pub fn exhibits<C: Chapter>() -> Vec<Exhibit<C::Data>> {
             kind: ExhibitKind::Text,
             about: "answer first: each claim's headline verdict, linked to its verdict map",
             render: |book| {
-                Ok(vec![Block::Text(crate::render::summary(&verdicts_of::<C>(
-                    book,
-                )?))])
+                Ok(vec![Block::Text(crate::render::summary(
+                    &verdicts_of::<C>(book)?,
+                ))])
             },
         },
         Exhibit {
@@ -180,6 +180,7 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
                 .and_then(Path::parent)
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         ),
+        focus: Default::default(),
     };
     let data = &book.runs[0].data;
     let ((estimates, verdicts), _) = crate::measure::stats::remembering(file.derived, || {
@@ -365,6 +366,7 @@ pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<Res
             derived: Default::default(),
         }],
         store: Store::new(Store::committed()),
+        focus: Default::default(),
     };
     let (rendered, derived) = crate::measure::stats::remembering(derived, || {
         exhibits::<C>()
@@ -515,6 +517,22 @@ fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -
         let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
         md.push_str(&crate::render::downloads(C::NAME, book, &csv));
         return Ok(md);
+    }
+    if exhibit.kind == ExhibitKind::Figure && book.runs.len() > 1 {
+        // Several machines: the figure once per machine, behind a switch.
+        let mut panels = Vec::new();
+        for run in &book.runs {
+            book.focus.replace(Some(run.machine().to_string()));
+            let drawn = (exhibit.render)(book);
+            book.focus.replace(None);
+            panels.push((run.machine().to_string(), drawn?));
+        }
+        return Ok(crate::render::exhibit_switch(
+            C::NAME,
+            exhibit.name,
+            book,
+            &panels,
+        ));
     }
     let blocks = (exhibit.render)(book)?;
     Ok(crate::render::exhibit_markdown(

@@ -39,6 +39,7 @@ pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
             derived: Default::default(),
         }],
         store: Store::new(crate::code_dir().join("results")),
+        focus: Default::default(),
     }
 }
 

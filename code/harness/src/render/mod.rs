@@ -479,6 +479,81 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
     out
 }
 
+/// Typed blocks as page markdown (tables, inline SVG, verdicts, text).
+fn blocks_markdown(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Block::Text(t) => {
+                out.push_str(t.trim());
+                out.push_str("\n\n");
+            }
+            Block::Table(t) => out.push_str(&table(t)),
+            Block::Figure(f) => {
+                out.push_str(&svg::figure_html(&f.id, &f.caption, &svg::line_chart(f)))
+            }
+            Block::Bars(b) => {
+                out.push_str(&svg::figure_html(&b.id, &b.caption, &svg::bar_chart(b)))
+            }
+            Block::Verdicts(v) => out.push_str(&verdicts(v)),
+        }
+    }
+    out
+}
+
+/// A figure exhibit drawn once per machine, behind a switch a reader flips
+/// without script (radio buttons and CSS): `panels` pairs each machine's id
+/// with the blocks drawn for it, the first shown first.
+pub fn exhibit_switch<D>(
+    chapter: &str,
+    exhibit: &str,
+    book: &Book<D>,
+    panels: &[(String, Vec<Block>)],
+) -> String {
+    let mut out = exhibit_markdown(chapter, exhibit, book, &[]);
+    // The marker names what each panel holds, once.
+    if let Some((_, first)) = panels.first() {
+        out = out.replacen(
+            "data-blocks=\"\"",
+            &format!("data-blocks=\"{}\"", block_kinds(first)),
+            1,
+        );
+    }
+    let group: String = format!("ms-{chapter}-{exhibit}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "<div class=\"machine-switch\" role=\"group\" aria-label=\"machine\">"
+    );
+    for (k, (machine, _)) in panels.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<input type=\"radio\" name=\"{group}\" id=\"{group}-{k}\"{}><label for=\"{group}-{k}\">{}</label>",
+            if k == 0 { " checked" } else { "" },
+            escape(machine)
+        );
+    }
+    out.push('\n');
+    for (k, (_, blocks)) in panels.iter().enumerate() {
+        let mut body = blocks_markdown(blocks);
+        if k > 0 {
+            // Element ids stay unique: the first panel keeps the ids links use.
+            body = body.replace("id=\"fig-", &format!("id=\"fig-m{k}-"));
+        }
+        let _ = write!(out, "<div class=\"machine-panel\">\n\n{body}\n</div>\n");
+    }
+    out.push_str("</div>\n\n");
+    out
+}
+
 fn block_kinds(blocks: &[Block]) -> String {
     blocks
         .iter()
@@ -520,28 +595,64 @@ pub fn exhibit_markdown<D>(
         }
         return out;
     }
-    for block in blocks {
-        match block {
-            Block::Text(t) => {
-                out.push_str(t.trim());
-                out.push_str("\n\n");
-            }
-            Block::Table(t) => out.push_str(&table(t)),
-            Block::Figure(f) => {
-                out.push_str(&svg::figure_html(&f.id, &f.caption, &svg::line_chart(f)))
-            }
-            Block::Bars(b) => {
-                out.push_str(&svg::figure_html(&b.id, &b.caption, &svg::bar_chart(b)))
-            }
-            Block::Verdicts(v) => out.push_str(&verdicts(v)),
-        }
-    }
+    out.push_str(&blocks_markdown(blocks));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_for_several_machines_sits_behind_a_switch() {
+        use crate::render::blocks::{Axis, Figure, Point, Series};
+        let fig = |m: &str| Figure {
+            id: "ratio".into(),
+            title: format!("ratio on {m}"),
+            caption: "cap".into(),
+            x: Axis::log("payload (B)"),
+            y: Axis::linear("ratio"),
+            series: vec![Series::measured(
+                m,
+                vec![Point::new(8.0, 2.0), Point::new(64.0, 1.5)],
+            )],
+        };
+        let book: Book<()> = Book {
+            chapter: "c",
+            runs: Vec::new(),
+            store: crate::results::Store::new("/nonexistent"),
+            focus: Default::default(),
+        };
+        let panels = vec![
+            ("x86_64-a".to_string(), vec![Block::Figure(fig("x86_64-a"))]),
+            ("arm64-<b>".to_string(), vec![Block::Figure(fig("arm64-b"))]),
+        ];
+        let md = exhibit_switch("c", "ratio-figure", &book, &panels);
+        assert!(
+            md.contains("data-exhibit=\"c/ratio-figure\" data-blocks=\"figure\""),
+            "{md}"
+        );
+        assert_eq!(
+            md.matches("type=\"radio\" name=\"ms-c-ratio-figure\"")
+                .count(),
+            2
+        );
+        assert_eq!(
+            md.matches(" checked>").count(),
+            1,
+            "the first machine shows first"
+        );
+        assert!(
+            md.contains(">arm64-&lt;b&gt;</label>"),
+            "machine ids are escaped"
+        );
+        assert_eq!(md.matches("<div class=\"machine-panel\">").count(), 2);
+        assert_eq!(md.matches("<svg").count(), 2);
+        assert!(
+            md.contains("id=\"fig-ratio\"") && md.contains("id=\"fig-m1-ratio\""),
+            "ids unique"
+        );
+    }
 
     #[test]
     fn caption_markdown_becomes_html() {
