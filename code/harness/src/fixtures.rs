@@ -24,6 +24,34 @@ pub fn provenance(profile: Profile) -> Provenance {
     }
 }
 
+/// A provenance on two cores with the given load before measuring, and,
+/// with `apart`, a core check that saw the cores between `min_ns` and
+/// `max_ns` and kept `beyond` timings past the gate `gate_ns`.
+pub fn provenance_with(
+    busy: Option<f64>,
+    load: Option<f64>,
+    apart: Option<(Option<f64>, f64, f64, usize)>,
+) -> Provenance {
+    let mut p = provenance(Profile::Full);
+    p.machine.cores = 2;
+    p.busy_cores_at_start = busy;
+    p.load_average_at_start = load;
+    p.cores_apart =
+        apart.map(
+            |(gate_ns, min_ns, max_ns, beyond_gate)| crate::measure::cores::CoresApart {
+                gate_ns,
+                timings: 40,
+                checks: 80,
+                min_ns,
+                median_ns: min_ns,
+                max_ns,
+                beyond_gate,
+                ..Default::default()
+            },
+        );
+    p
+}
+
 /// A book of chapter `C` holding one synthetic run of `data`, with the
 /// committed published datasets.
 pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {

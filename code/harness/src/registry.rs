@@ -60,6 +60,16 @@ pub fn chapters() -> Result<&'static [ChapterInfo]> {
         .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// The chapters a command names, in the order given, or every chapter when
+/// it names none; an unknown name fails before anything runs.
+pub fn select(names: &[String]) -> Result<Vec<&'static ChapterInfo>> {
+    if names.is_empty() {
+        Ok(chapters()?.iter().collect())
+    } else {
+        names.iter().map(|n| find(n)).collect()
+    }
+}
+
 pub fn find(name: &str) -> Result<&'static ChapterInfo> {
     let all = chapters()?;
     all.iter().find(|c| c.name == name).ok_or_else(|| {

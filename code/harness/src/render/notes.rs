@@ -208,26 +208,15 @@ mod tests {
     use super::*;
 
     fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
-        let mut p = crate::fixtures::provenance(Profile::Full);
-        p.machine.cores = 2;
-        p.busy_cores_at_start = busy;
-        p.load_average_at_start = load;
-        p
+        crate::fixtures::provenance_with(busy, load, None)
     }
 
     fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {
-        let mut p = provenance(Some(0.0), Some(0.0));
-        p.cores_apart = Some(crate::cores::CoresApart {
-            gate_ns,
-            timings: 40,
-            checks: 80,
-            min_ns,
-            median_ns: min_ns,
-            max_ns,
-            beyond_gate: beyond,
-            ..Default::default()
-        });
-        p
+        crate::fixtures::provenance_with(
+            Some(0.0),
+            Some(0.0),
+            Some((gate_ns, min_ns, max_ns, beyond)),
+        )
     }
 
     #[test]

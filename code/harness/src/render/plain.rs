@@ -12,46 +12,32 @@ use crate::render::blocks::{Align, Block, Table};
 /// Text as a terminal should show it: tags dropped, entities decoded,
 /// `**bold**`, `` `code` `` and `[text](link)` reduced to their words.
 pub fn plain(s: &str) -> String {
-    // Code spans show their contents literally (`Vec<u8>`); the rest is
-    // markup to remove.
-    let parts: Vec<&str> = s.split('`').collect();
-    let text: String = if parts.len() % 2 == 1 {
-        parts
-            .iter()
-            .enumerate()
-            .map(|(i, p)| if i % 2 == 1 { p.to_string() } else { words(p) })
-            .collect()
-    } else {
-        words(s)
-    };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    outside_code(s, |p| {
+        html_escape::decode_html_entities(&strip(p, true)).into_owned()
+    })
 }
 
 /// Raw text (a claim, a rule, the figures behind a verdict: escaped only on
 /// the way into a page) as a terminal shows it: markdown reduced to words,
 /// angle brackets kept (`size_of::<T>()`).
 pub fn text(s: &str) -> String {
+    outside_code(s, |p| strip(p, false))
+}
+
+/// Applies `clean` outside code spans (which show their contents literally,
+/// `Vec<u8>`), drops the backticks and folds runs of white space.
+fn outside_code(s: &str, clean: impl Fn(&str) -> String) -> String {
     let parts: Vec<&str> = s.split('`').collect();
     let out: String = if parts.len() % 2 == 1 {
         parts
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                if i % 2 == 1 {
-                    p.to_string()
-                } else {
-                    strip(p, false)
-                }
-            })
+            .map(|(i, p)| if i % 2 == 1 { p.to_string() } else { clean(p) })
             .collect()
     } else {
-        strip(s, false)
+        clean(s)
     };
     out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn words(s: &str) -> String {
-    html_escape::decode_html_entities(&strip(s, true)).into_owned()
 }
 
 /// Drops `**`, reduces `[text](link)` to its text and, with `tags`, drops

@@ -72,14 +72,7 @@ pub(crate) fn report(
 ) -> Result<ExitCode> {
     let here = harness::measure::machine::Machine::detect().id;
     let machine = machine.unwrap_or(&here);
-    let infos: Vec<&ChapterInfo> = if chapters.is_empty() {
-        registry::chapters()?.iter().collect()
-    } else {
-        chapters
-            .iter()
-            .map(|c| registry::find(c))
-            .collect::<Result<_>>()?
-    };
+    let infos: Vec<&ChapterInfo> = registry::select(chapters)?;
     let mut failed = false;
     for info in infos {
         let status = Command::new(binary(info)?)

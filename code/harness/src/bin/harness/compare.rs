@@ -16,14 +16,7 @@ pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> R
     if !(within.is_finite() && within >= 0.0) {
         bail!("--within must be a percentage of zero or more, not {within}");
     }
-    let infos: Vec<&'static ChapterInfo> = if chapters.is_empty() {
-        registry::chapters()?.iter().collect()
-    } else {
-        chapters
-            .iter()
-            .map(|c| registry::find(c))
-            .collect::<Result<_>>()?
-    };
+    let infos: Vec<&'static ChapterInfo> = registry::select(chapters)?;
     let pairs = pair_folders(a, b, &infos, &headline)?;
     println!(
         "{:<16} {:<64} {:>10} {:>10} {:>8}",

@@ -53,14 +53,7 @@ pub(crate) fn measure(
         .map(|g| harness::cores::parse_limit(g).context("--core-gate"))
         .transpose()?;
     // Resolve every name before measuring anything: a typo fails at once.
-    let mut chapters: Vec<&ChapterInfo> = if names.is_empty() {
-        registry::chapters()?.iter().collect()
-    } else {
-        names
-            .iter()
-            .map(|n| registry::find(n))
-            .collect::<Result<_>>()?
-    };
+    let mut chapters: Vec<&ChapterInfo> = registry::select(names)?;
     if only_stale {
         let mut keep = Vec::new();
         for c in chapters {
