@@ -60,6 +60,46 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
     out
 }
 
+/// The introduction's opening: the tally, then each chapter's claims as one
+/// line of badges linking to their verdicts. Generated, never typed.
+pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
+    let ids: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
+    let mut out = format!(
+        "\n<div class=\"exhibit-marker\" data-exhibit=\"findings/front\" \
+         data-blocks=\"verdicts:{}\"></div>\n\n",
+        ids.join("+")
+    );
+    out.push_str(&tally(findings));
+    out.push_str("<ul class=\"answer-verdicts\">\n");
+    for (name, title) in titles {
+        let badges: Vec<String> = findings
+            .iter()
+            .filter(|f| &f.chapter == name)
+            .map(|f| {
+                format!(
+                    "<a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+                    claim_anchor(&f.claim),
+                    escape(&f.claim),
+                    f.outcome.css(),
+                    escape(&f.claim),
+                    escape(&f.headline)
+                )
+            })
+            .collect();
+        if badges.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<li><a href=\"{name}.html\"><strong>{}</strong></a>: {}</li>",
+            escape(title),
+            badges.join("; ")
+        );
+    }
+    out.push_str("</ul>\n\n");
+    out
+}
+
 /// "Of 19 claims on 1 machine: 7 hold, ..." — counted, never typed.
 fn tally(findings: &[Finding]) -> String {
     let mut claims: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
@@ -91,10 +131,10 @@ fn tally(findings: &[Finding]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} verdicts on {} published claims (a claim two chapters test has two; one per \
-         machine), from {} machine{}: {}.\n",
-        findings.len(),
+        "{} published claims, {} verdicts (one for each chapter that tests a claim and each \
+         machine or architecture that decides it), from {} machine{}: {}.\n",
         claims.len(),
+        findings.len(),
         machines.len(),
         if machines.len() == 1 { "" } else { "s" },
         parts.join(", ")
@@ -158,10 +198,17 @@ mod tests {
             );
         }
         assert!(md.contains("data-blocks=\"table,verdicts:A-1+A-2+B-1\""));
-        assert!(md.contains("3 verdicts on 3 published claims"), "{md}");
+        assert!(md.contains("3 published claims, 3 verdicts"), "{md}");
         assert!(md.contains("from 1 machine: 1 hold, 1 hold only"), "{md}");
         assert!(md.contains("consumer on block_on"));
         assert!(md.contains("A &lt;b&gt; claim"), "statements are escaped");
         assert!(md.find("Chapter A").unwrap() < md.find("Chapter B").unwrap());
+        let front = front(&f, &titles);
+        assert!(front.contains("data-blocks=\"verdicts:A-1+A-2+B-1\""));
+        assert!(
+            front.contains("<a href=\"a.html#claim-a-2\">A-2</a> <span class=\"verdict depends\""),
+            "{front}"
+        );
+        assert!(front.contains("3 published claims, 3 verdicts"));
     }
 }

@@ -34,17 +34,18 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
         };
     }
     if chapter == "findings" {
-        if exhibit != "claims" {
-            bail!("unknown exhibit {exhibit:?} for the findings page: expected claims");
+        if exhibit != "claims" && exhibit != "front" {
+            bail!("unknown exhibit {exhibit:?} for the findings: expected claims or front");
         }
-        return match findings(store) {
+        return match findings(store, exhibit) {
             Ok(md) => {
                 print!("{md}");
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
                 println!(
-                    "\n**render error** on the findings page, exhibit `claims`: {}\n",
+                    "\n**render error** in the findings, exhibit `{}`: {}\n",
+                    harness::render::escape(exhibit),
                     harness::render::escape(&format!("{e:#}"))
                 );
                 Err(e)
@@ -90,7 +91,7 @@ pub(crate) fn report(
 }
 
 /// The Findings page: every chapter's verdicts, from each chapter's binary.
-fn findings(store: &Store) -> Result<String> {
+fn findings(store: &Store, exhibit: &str) -> Result<String> {
     let mut all = Vec::new();
     let mut titles = Vec::new();
     for info in registry::chapters()?.iter() {
@@ -110,7 +111,11 @@ fn findings(store: &Store) -> Result<String> {
         all.extend(found);
         titles.push((info.name.to_string(), info.title.to_string()));
     }
-    Ok(harness::render::findings::page(&all, &titles))
+    Ok(if exhibit == "front" {
+        harness::render::findings::front(&all, &titles)
+    } else {
+        harness::render::findings::page(&all, &titles)
+    })
 }
 
 pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
@@ -176,7 +181,7 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
         let markdown = std::fs::read_to_string(src.join(format!("{page}.md"))).unwrap_or_default();
         let claims = match chapter {
             Some(c) => claims_of(c)?,
-            None if page == "findings" => every_claim.clone(),
+            None if page == "findings" || page == "introduction" => every_claim.clone(),
             None => Vec::new(),
         };
         let label = format!("chapter {page} ({})", html_path.display());
