@@ -72,6 +72,11 @@ pub struct ResultsFile<D> {
     /// The bootstrapped intervals the chapter's exhibits draw from `data`,
     /// computed once when measuring so rendering only reads them.
     pub derived: Derived,
+    /// The checksum of `data` and `derived` exactly as they stood in the
+    /// file read (`None` for a file made in memory). A field a newer chapter
+    /// adds with a default then leaves an older file's checksum intact.
+    #[serde(skip)]
+    pub stored: Option<String>,
 }
 
 impl<D: Serialize> ResultsFile<D> {
@@ -84,6 +89,7 @@ impl<D: Serialize> ResultsFile<D> {
             checksum: String::new(),
             data,
             derived: Derived::default(),
+            stored: None,
         };
         file.seal()?;
         Ok(file)
@@ -98,6 +104,7 @@ impl<D: Serialize> ResultsFile<D> {
 
     fn seal(&mut self) -> Result<()> {
         self.checksum = checksum(&serde_json::to_value(&self.data)?, &self.derived)?;
+        self.stored = None;
         Ok(())
     }
 
@@ -110,7 +117,10 @@ impl<D: Serialize> ResultsFile<D> {
 
     /// Whether `data` and `derived` are still what was measured.
     pub fn checksum_matches(&self) -> Result<bool> {
-        Ok(checksum(&serde_json::to_value(&self.data)?, &self.derived)? == self.checksum)
+        Ok(match &self.stored {
+            Some(stored) => *stored == self.checksum,
+            None => checksum(&serde_json::to_value(&self.data)?, &self.derived)? == self.checksum,
+        })
     }
 }
 
@@ -118,6 +128,10 @@ impl<D: Serialize> ResultsFile<D> {
 /// serde_json's compact form (object keys sorted, numbers in their
 /// shortest exact form).
 pub fn checksum(data: &serde_json::Value, derived: &Derived) -> Result<String> {
+    checksum_of(data, &serde_json::to_value(derived)?)
+}
+
+fn checksum_of(data: &serde_json::Value, derived: &serde_json::Value) -> Result<String> {
     use sha2::{Digest, Sha256};
     let whole = serde_json::json!({ "data": data, "derived": derived });
     let digest = Sha256::digest(serde_json::to_vec(&whole)?);
@@ -166,7 +180,12 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
     }
     validate_values(&value)
         .with_context(|| format!("{} holds an impossible value", path.display()))?;
-    let file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
+    let null = serde_json::Value::Null;
+    let stored = checksum_of(
+        value.get("data").unwrap_or(&null),
+        value.get("derived").unwrap_or(&null),
+    )?;
+    let mut file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
         anyhow::anyhow!(
             "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
             path.display(),
@@ -175,6 +194,7 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
         )
     })?;
     check_identity(path, chapter, &file.provenance)?;
+    file.stored = Some(stored);
     Ok(file)
 }
 
@@ -410,6 +430,35 @@ mod tests {
         let edited: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
         assert_eq!(edited.data, vec![1, 7, 3]);
         assert!(!edited.checksum_matches().unwrap());
+    }
+
+    #[test]
+    fn a_field_added_with_a_default_leaves_an_older_files_checksum_intact() {
+        #[derive(Serialize, Deserialize)]
+        struct Old {
+            a: u32,
+        }
+        #[derive(Serialize, Deserialize)]
+        struct New {
+            a: u32,
+            #[serde(default)]
+            b: Vec<u32>,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let file = ResultsFile::new(
+            "alloc-probe",
+            crate::fixtures::provenance(Profile::Smoke),
+            Old { a: 1 },
+        )
+        .unwrap();
+        let path = store.write(&file).unwrap();
+        let newer: ResultsFile<New> = read_results(&path, "alloc-probe").unwrap();
+        assert!(newer.data.b.is_empty());
+        assert!(
+            newer.checksum_matches().unwrap(),
+            "read as the newer layout, still as measured"
+        );
     }
 
     #[test]
