@@ -131,6 +131,31 @@ ensure_tools() {
     ) 9>"$TOOLS/.lock" || exit 1
 }
 
+# ensure_valgrind: valgrind on PATH, for the instruction counts (the harness
+# runs chapter binaries under callgrind, `harness::counts`). When it is
+# missing, installs Debian's package with apt-get, through sudo unless root.
+ensure_valgrind() {
+    command -v valgrind >/dev/null && return 0
+    command -v apt-get >/dev/null \
+        || die "valgrind is not on PATH and there is no apt-get to install it with: install valgrind with this system's package manager (the instruction counts run under it)"
+    local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -y -q)
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null \
+            || die "valgrind is not on PATH, and installing it needs root: run 'apt-get install valgrind' as root"
+        apt=(sudo "${apt[@]}")
+    fi
+    echo "    valgrind: not on PATH; installing Debian's package (${apt[*]} install valgrind)" >&2
+    # A fresh container has no package lists yet: if the first try fails,
+    # update them once and try again.
+    if ! "${apt[@]}" install --no-install-recommends valgrind >&2; then
+        "${apt[@]}" update >&2 && "${apt[@]}" install --no-install-recommends valgrind >&2 \
+            || die "installing valgrind with apt-get failed (its output is above): install it by hand (apt-get install valgrind)"
+    fi
+    command -v valgrind >/dev/null \
+        || die "apt-get installed valgrind, but it is still not on PATH ($PATH)"
+    echo "    valgrind: $(valgrind --version) installed" >&2
+}
+
 # Builds the harness, then every chapter binary the book renders.
 build_code() {
     (cd "$CODE" && cargo build --release --quiet -p harness)

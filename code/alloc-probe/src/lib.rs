@@ -48,6 +48,20 @@ impl Channel {
         Channel::FlumeBounded,
     ];
 
+    /// The channel's name in files and on the command line.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Channel::TokioBounded => "tokio-bounded",
+            Channel::TokioUnbounded => "tokio-unbounded",
+            Channel::FuturesMpsc => "futures-mpsc",
+            Channel::CrossbeamBounded => "crossbeam-bounded",
+            Channel::KanalSync => "kanal-sync",
+            Channel::KanalAsync => "kanal-async",
+            Channel::StdSyncChannel => "std-sync-channel",
+            Channel::FlumeBounded => "flume-bounded",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Channel::TokioBounded => "tokio mpsc, bounded",
@@ -72,6 +86,21 @@ impl Channel {
             Channel::KanalAsync => kanal_async::footprint::<T>(capacity),
             Channel::StdSyncChannel => std_sync_channel::footprint::<T>(capacity),
             Channel::FlumeBounded => flume_bounded::footprint::<T>(capacity),
+        }
+    }
+
+    /// Creates and drops `n` channels of `T`, one after the other (the work
+    /// callgrind counts: see `book::counts`).
+    pub fn create<T: Payload>(self, n: u64, capacity: usize) {
+        match self {
+            Channel::TokioBounded => tokio_bounded::create::<T>(n, capacity),
+            Channel::TokioUnbounded => tokio_unbounded::create::<T>(n, capacity),
+            Channel::FuturesMpsc => futures_mpsc::create::<T>(n, capacity),
+            Channel::CrossbeamBounded => crossbeam_bounded::create::<T>(n, capacity),
+            Channel::KanalSync => kanal_sync::create::<T>(n, capacity),
+            Channel::KanalAsync => kanal_async::create::<T>(n, capacity),
+            Channel::StdSyncChannel => std_sync_channel::create::<T>(n, capacity),
+            Channel::FlumeBounded => flume_bounded::create::<T>(n, capacity),
         }
     }
 
@@ -136,6 +165,11 @@ pub const SCENARIOS: [Scenario; 2] = [
         channels: 10_000,
     },
 ];
+
+/// Creating and dropping one channel of each scenario's message and
+/// capacity, counted in instructions: created this many times in one counted
+/// run and this many in another.
+pub const CREATE_COUNTS: (u64, u64) = (100, 300);
 // ANCHOR_END: parameters
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

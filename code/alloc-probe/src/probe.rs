@@ -1,6 +1,61 @@
 //! Counting live heap bytes around a channel's life with dhat.
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use anyhow::{bail, ensure, Result};
 use serde::{Deserialize, Serialize};
+
+/// The chapter binary's allocator: dhat's, which counts live bytes while a
+/// `dhat::Profiler` runs (and takes a lock on every call even when none
+/// does), or the system's alone once [`allocate_plainly`] was called.
+pub struct Alloc;
+
+static PLAINLY: AtomicBool = AtomicBool::new(false);
+
+/// From now on, allocate through the system's allocator alone: while
+/// callgrind counts a channel's creation, dhat's bookkeeping would add its
+/// own instructions to every allocation. Call it only where no dhat profiler
+/// runs (the `count` subcommand): blocks dhat recorded and the system then
+/// frees would stay live in dhat's counts.
+pub fn allocate_plainly() {
+    PLAINLY.store(true, Ordering::Relaxed);
+}
+
+// Both allocate with the system's allocator, so a block either one allocated
+// may be freed by the other.
+unsafe impl GlobalAlloc for Alloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if PLAINLY.load(Ordering::Relaxed) {
+            unsafe { System.alloc(layout) }
+        } else {
+            unsafe { dhat::Alloc.alloc(layout) }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if PLAINLY.load(Ordering::Relaxed) {
+            unsafe { System.alloc_zeroed(layout) }
+        } else {
+            unsafe { dhat::Alloc.alloc_zeroed(layout) }
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if PLAINLY.load(Ordering::Relaxed) {
+            unsafe { System.realloc(ptr, layout, new_size) }
+        } else {
+            unsafe { dhat::Alloc.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if PLAINLY.load(Ordering::Relaxed) {
+            unsafe { System.dealloc(ptr, layout) }
+        } else {
+            unsafe { dhat::Alloc.dealloc(ptr, layout) }
+        }
+    }
+}
 
 /// A message that carries its sequence number, so the drain can check that
 /// every message came back once and in order.

@@ -1,14 +1,15 @@
 //! The chapter's pages and checks on synthetic data shaped like a real run
 //! (tokio's bytes follow the published formula), so no heap profiler runs.
-use alloc_probe::book::{AllocData, AllocProbe};
+use alloc_probe::book::{AllocData, AllocProbe, CreationCount};
 use alloc_probe::probe::Footprint;
 use alloc_probe::{
-    Channel, GridPoint, ScenarioResult, GRID_CAPACITIES, GRID_SIZES, SCENARIOS, SWEEP_CAPACITY,
-    SWEEP_SIZES,
+    Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
+    SWEEP_CAPACITY, SWEEP_SIZES,
 };
+use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
 use harness::render::exhibit_markdown;
-use harness::{Block, Cell, Chapter, Outcome};
+use harness::{Block, Cell, Chapter, Outcome, PerOp};
 
 /// Live bytes of one channel with `queued` messages in it.
 fn queued_bytes(channel: Channel, size: u64, capacity: u64, queued: u64) -> u64 {
@@ -92,7 +93,42 @@ fn synthetic() -> AllocData {
         grid,
         sweep,
         scenarios,
+        creation_counts: synthetic_counts(),
     }
+}
+
+/// Counts shaped like callgrind's: channel `i` of scenario `s` executes
+/// `1000 (s + 1) + 100 i` instructions per creation on top of a fixed
+/// 5,000, from every starting heap but tokio bounded's in the health
+/// scenario, which executes 200 more from each next one.
+fn synthetic_counts() -> Vec<CreationCount> {
+    let (small, large) = CREATE_COUNTS;
+    let mut out = Vec::new();
+    for (s, scenario) in SCENARIOS.iter().enumerate() {
+        for (i, &channel) in Channel::ALL.iter().enumerate() {
+            let counts = (0..LAYOUTS.len() as u64)
+                .map(|j| {
+                    let moves = s == 0 && i == 0;
+                    let each = 1000 * (s as u64 + 1) + 100 * i as u64 + u64::from(moves) * 200 * j;
+                    PerOp {
+                        name: format!("create-{}-{}", scenario.name, channel.slug()),
+                        small,
+                        large,
+                        instructions_small: 5000 + small * each,
+                        instructions_large: 5000 + large * each,
+                        per_op: each as f64,
+                    }
+                })
+                .collect();
+            out.push(CreationCount {
+                scenario: scenario.name.to_string(),
+                channel,
+                layouts: LAYOUTS.to_vec(),
+                counts,
+            });
+        }
+    }
+    out
 }
 
 fn at(data: &mut AllocData, channel: Channel, size: usize, capacity: usize) -> &mut Footprint {
@@ -283,4 +319,133 @@ fn machine() -> String {
     harness::fixtures::provenance(harness::Profile::Smoke)
         .machine
         .id
+}
+
+#[test]
+fn instruction_counts_show_per_creation_and_tokio_s_ratios() {
+    let blocks = render::<AllocProbe>("create-instructions", &book::<AllocProbe>(synthetic()));
+    let [Block::Table(health), Block::Table(requests), Block::Text(ratios)] = &blocks[..] else {
+        panic!("{blocks:?}")
+    };
+    for t in [health, requests] {
+        assert_eq!(t.rows.len(), Channel::ALL.len());
+        assert_eq!(t.header.len(), 5);
+        // The CSV gets numbers, never formatted text.
+        assert!(t.formatted_measurement().is_none());
+    }
+    let n = |v: f64| Cell::Number(v, harness::Unit::Plain);
+    // Health: tokio 1000 to 1600 over the starting heaps, crossbeam 1300.
+    assert_eq!(health.rows[0][1..3], [n(1000.0), n(1600.0)]);
+    assert_eq!(health.rows[3][0], Cell::from("crossbeam-channel bounded"));
+    assert_eq!(
+        health.rows[3][1..],
+        [
+            n(1300.0),
+            n(1300.0),
+            Cell::ratio(1000.0 / 1300.0),
+            Cell::ratio(1600.0 / 1300.0)
+        ]
+    );
+    assert_eq!(
+        requests.rows[3][3..],
+        [Cell::ratio(2000.0 / 2300.0), Cell::ratio(2000.0 / 2300.0)]
+    );
+    assert_eq!(
+        ratios,
+        &format!(
+            "On {}, creating and dropping tokio's bounded channel executes in the health \
+             scenario, between 0.77× and 1.23× the instructions of crossbeam-channel's bounded \
+             channel (which of tokio and crossbeam executes fewer depends on the heap) and \
+             between 0.83× and 1.33× those of futures-channel's; in the requests scenario, 0.87× \
+             the instructions of crossbeam-channel's bounded channel and 0.91× those of \
+             futures-channel's.",
+            machine()
+        )
+    );
+
+    // A smoke run counts tokio, crossbeam and futures-channel in the first
+    // scenario only: one table of three rows, and the sentence for it.
+    let mut data = synthetic();
+    data.creation_counts.retain(|k| {
+        k.scenario == "health"
+            && matches!(
+                k.channel,
+                Channel::TokioBounded | Channel::CrossbeamBounded | Channel::FuturesMpsc
+            )
+    });
+    AllocProbe::check(&data).unwrap();
+    let blocks = render::<AllocProbe>("create-instructions", &book::<AllocProbe>(data));
+    let [Block::Table(t), Block::Text(words)] = &blocks[..] else {
+        panic!("{blocks:?}")
+    };
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(
+        words,
+        &format!(
+            "On {}, creating and dropping tokio's bounded channel executes in the health \
+             scenario, between 0.77× and 1.23× the instructions of crossbeam-channel's bounded \
+             channel (which of tokio and crossbeam executes fewer depends on the heap) and \
+             between 0.83× and 1.33× those of futures-channel's.",
+            machine()
+        )
+    );
+
+    // Runs measured before the counts existed still load and say so.
+    let mut data = synthetic();
+    data.creation_counts.clear();
+    AllocProbe::check(&data).unwrap();
+    let md = markdown("create-instructions", data);
+    assert!(
+        md.contains("not in this run: re-measure with scripts/fresh alloc-probe"),
+        "{md}"
+    );
+}
+
+#[test]
+fn instruction_counts_that_do_not_add_up_are_refused() {
+    let mut data = synthetic();
+    data.creation_counts[2].counts[1].per_op += 1.0;
+    let err = refusal(&data);
+    assert!(
+        err.contains(
+            "scenario health, starting heap 3: the instruction count of futures-channel mpsc \
+             says 1201 per creation where its counts give 1200"
+        ),
+        "{err}"
+    );
+
+    let mut data = synthetic();
+    let c = &mut data.creation_counts[9].counts[0];
+    c.instructions_large = c.instructions_small;
+    assert!(refusal(&data).contains("more must execute more"));
+
+    let mut data = synthetic();
+    data.creation_counts[0].counts[0].name = "create-health-flume-bounded".into();
+    assert!(refusal(&data).contains("is of case \"create-health-flume-bounded\""));
+
+    let mut data = synthetic();
+    data.creation_counts[1].channel = Channel::TokioBounded;
+    assert!(refusal(&data).contains("2 instruction counts of tokio mpsc, bounded, expected one"));
+
+    let mut data = synthetic();
+    data.creation_counts[8].channel = Channel::FuturesMpsc;
+    assert!(refusal(&data)
+        .contains("scenario requests: 0 instruction counts of tokio mpsc, bounded, expected one"));
+
+    let mut data = synthetic();
+    data.creation_counts[3].scenario = "chat".into();
+    assert!(refusal(&data)
+        .contains("instruction counts of scenario \"chat\", which the chapter does not have"));
+
+    let mut data = synthetic();
+    data.creation_counts[5].counts.pop();
+    assert!(
+        refusal(&data).contains("are from starting heaps [0, 3, 8, 24] (3 counts)"),
+        "{}",
+        refusal(&data)
+    );
+
+    let mut data = synthetic();
+    data.creation_counts[5].layouts[1] = 4;
+    assert!(refusal(&data).contains("where the first channel's are from [0, 3, 8, 24]"));
 }

@@ -92,7 +92,7 @@ pub struct Latencies {
 }
 
 impl Latencies {
-    fn of(h: &Histogram<u64>) -> Latencies {
+    pub(crate) fn of(h: &Histogram<u64>) -> Latencies {
         Latencies {
             count: h.len(),
             mean_ns: h.mean(),
@@ -130,16 +130,18 @@ impl Run {
     }
 }
 
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     // 1 ns to 1 hour at three significant digits.
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
 }
 
-struct Received {
-    before_send: Histogram<u64>,
-    dequeued_ns: Vec<u64>,
-    duplicates: u64,
-    out_of_range: u64,
+/// What a receiver recorded: the published-method latencies and, per
+/// message id (`producer * messages_per_task + seq`), its dequeue time.
+pub(crate) struct Received {
+    pub(crate) before_send: Histogram<u64>,
+    pub(crate) dequeued_ns: Vec<u64>,
+    pub(crate) duplicates: u64,
+    pub(crate) out_of_range: u64,
 }
 
 // ANCHOR: producer
@@ -202,6 +204,42 @@ pub fn worker_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Where the receiver records each message's latency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recording {
+    /// Into its own histogram and table, shared with nobody until it ends.
+    Owned,
+    /// Into a `Vec` behind a `tokio::sync::Mutex`, locked per message (the
+    /// published method, see `backpressure_published`).
+    SharedVec,
+}
+
+/// How the run's main task waits for the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Awaits the receiver task.
+    Join,
+    /// Sleeps a fixed pause after the last producer finished, then reads
+    /// what the receiver has recorded by then (the published method).
+    Sleep(Duration),
+}
+
+/// One way of running experiment B: how the receiver records and how the
+/// run ends. Every message carries both clocks whatever the rung.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rung {
+    pub recording: Recording,
+    pub ending: Ending,
+}
+
+impl Rung {
+    /// The book's fair experiment.
+    pub const FAIR: Rung = Rung {
+        recording: Recording::Owned,
+        ending: Ending::Join,
+    };
+}
+
 /// Runs one point and validates it: every message received exactly once.
 /// The runtime is built before the clock starts and dropped after it stops.
 pub fn run<C: AsyncChannel>(
@@ -210,6 +248,19 @@ pub fn run<C: AsyncChannel>(
     bound: usize,
     limit: Duration,
 ) -> Result<Run> {
+    Ok(run_rung::<C>(tasks, messages_per_task, bound, limit, Rung::FAIR)?.0)
+}
+
+/// Runs one point the way `rung` says and validates it. Returns the run
+/// (its latencies over the messages the method had counted when it read
+/// its result) and how many messages that was.
+pub fn run_rung<C: AsyncChannel>(
+    tasks: usize,
+    messages_per_task: usize,
+    bound: usize,
+    limit: Duration,
+    rung: Rung,
+) -> Result<(Run, u64)> {
     ensure!(tasks > 0 && messages_per_task > 0 && bound > 0, "empty run");
     ensure!(
         messages_per_task <= u32::MAX as usize && tasks <= u32::MAX as usize,
@@ -221,11 +272,23 @@ pub fn run<C: AsyncChannel>(
         .build()
         .context("building the multi-thread runtime")?;
     let total = tasks * messages_per_task;
+    let shared = crate::backpressure_published::SharedVec::default();
     let outcome = rt.block_on(async {
         tokio::time::timeout(limit, async {
             let (tx, rx) = C::open(bound);
             let origin = Instant::now();
-            let receiver = tokio::spawn(receive::<C>(rx, messages_per_task, total, origin));
+            let into = shared.clone();
+            let receiver = tokio::spawn(async move {
+                match rung.recording {
+                    Recording::Owned => {
+                        Some(receive::<C>(rx, messages_per_task, total, origin).await)
+                    }
+                    Recording::SharedVec => {
+                        crate::backpressure_published::receive::<C>(rx, into, origin).await;
+                        None
+                    }
+                }
+            });
             let producers: Vec<_> = (0..tasks)
                 .map(|p| {
                     tokio::spawn(produce::<C>(
@@ -242,9 +305,22 @@ pub fn run<C: AsyncChannel>(
             for p in producers {
                 sent.push(p.await.context("a producer task panicked")?);
             }
+            let counted = match rung.ending {
+                Ending::Join => None,
+                Ending::Sleep(pause) => {
+                    tokio::time::sleep(pause).await;
+                    Some(match rung.recording {
+                        Recording::SharedVec => shared.lock().await.len() as u64,
+                        Recording::Owned if receiver.is_finished() => total as u64,
+                        Recording::Owned => 0,
+                    })
+                }
+            };
+            // Awaited after the pause too: the run is validated whatever
+            // the method read.
             let received = receiver.await.context("the receiver task panicked")?;
             let wall_ns = origin.elapsed().as_nanos() as u64;
-            anyhow::Ok((sent, received, wall_ns))
+            anyhow::Ok((sent, received, counted, wall_ns))
         })
         .await
     });
@@ -254,12 +330,56 @@ pub fn run<C: AsyncChannel>(
             C::ID
         );
     };
-    let (sent, received, wall_ns) = outcome?;
+    let (sent, received, counted, wall_ns) = outcome?;
     drop(rt);
-    summarise::<C>(tasks, messages_per_task, bound, sent, received, wall_ns)
+    let what = format!("{} back-pressure ({tasks} tasks, bound {bound})", C::ID);
+    let counted = counted.unwrap_or(total as u64);
+    // A run that slept ends at its last dequeue, not after its pause.
+    let slept = matches!(rung.ending, Ending::Sleep(_));
+    match received {
+        Some(received) => {
+            let wall_ns = match received.dequeued_ns.iter().max() {
+                Some(&last) if slept => last,
+                _ => wall_ns,
+            };
+            ensure!(
+                counted == total as u64,
+                "{what}: the receiver had not finished when the pause ended"
+            );
+            let run = summarise::<C>(tasks, messages_per_task, bound, sent, received, wall_ns)?;
+            Ok((run, counted))
+        }
+        None => {
+            let entries = std::mem::take(&mut *shared.try_lock().context("the receiver is gone")?);
+            let wall_ns = match entries.iter().map(|e| e.dequeued_ns).max() {
+                Some(last) if slept => last,
+                _ => wall_ns,
+            };
+            let received =
+                crate::backpressure_published::received(&entries, messages_per_task, total);
+            let mut run = summarise::<C>(
+                tasks,
+                messages_per_task,
+                bound,
+                sent.clone(),
+                received,
+                wall_ns,
+            )?;
+            // What the published program would have averaged: the entries
+            // in the Vec when its pause ended.
+            let (before, in_queue) =
+                crate::backpressure_published::latencies(&entries[..counted as usize], &sent)
+                    .with_context(|| {
+                        format!("{what}: nothing was recorded when the pause ended")
+                    })?;
+            run.before_send = before;
+            run.enqueue_to_dequeue = in_queue;
+            Ok((run, counted))
+        }
+    }
 }
 
-fn summarise<C: AsyncChannel>(
+pub(crate) fn summarise<C: AsyncChannel>(
     tasks: usize,
     messages_per_task: usize,
     bound: usize,

@@ -166,3 +166,77 @@ fn a_backpressure_run_that_cannot_finish_is_reported() {
     .expect_err("a run past its limit is an error");
     assert!(format!("{err:#}").contains("did not finish"), "{err:#}");
 }
+
+/// Every rung of experiment B's ladder delivers each message once; a run
+/// that sleeps reports what its receiver had recorded when it woke.
+fn ladder_rungs<C: AsyncChannel>() {
+    use backpressure::{Ending, Recording, Rung};
+    let rungs = [
+        Rung {
+            recording: Recording::SharedVec,
+            ending: Ending::Sleep(Duration::from_millis(100)),
+        },
+        Rung {
+            recording: Recording::Owned,
+            ending: Ending::Sleep(Duration::from_millis(100)),
+        },
+        Rung::FAIR,
+    ];
+    for rung in rungs {
+        for (tasks, bound) in [(1, 1), (7, 100), (50, 1000)] {
+            let per_task = 150;
+            let (run, counted) = within(
+                Duration::from_secs(60),
+                &format!("{} {rung:?} {tasks} tasks bound {bound}", C::ID),
+                move || {
+                    backpressure::run_rung::<C>(
+                        tasks,
+                        per_task,
+                        bound,
+                        Duration::from_secs(30),
+                        rung,
+                    )
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e:#}"));
+            let total = (tasks * per_task) as u64;
+            assert_eq!(run.received, total, "{rung:?}");
+            assert_eq!(counted, total, "{rung:?}: the pause outlasted the drain");
+            assert_eq!(run.before_send.count, counted);
+            assert_eq!(run.enqueue_to_dequeue.count, counted);
+            assert!(run.before_send.p50_ns <= run.before_send.max_ns);
+            assert!(run.wall_ns > 0);
+        }
+    }
+}
+
+#[test]
+fn tokio_ladder_rungs_deliver_each_message_once() {
+    ladder_rungs::<Tokio>();
+}
+
+#[test]
+fn kanal_ladder_rungs_deliver_each_message_once() {
+    ladder_rungs::<KanalAsync>();
+}
+
+#[test]
+fn every_way_of_driving_experiment_a_delivers_each_message_once() {
+    use channel_latency::drivers::Runtimes;
+    use channel_latency::methods::{window, METHODS};
+    within(
+        Duration::from_secs(120),
+        "experiment A's other ways",
+        || {
+            let rts = Runtimes::new().unwrap();
+            for m in METHODS {
+                for bytes in [8, 4096] {
+                    // A window fails unless every burst's sum is right and both
+                    // channels are empty at its end.
+                    let w = window(m, bytes, 0, 2, &rts).unwrap_or_else(|e| panic!("{e:#}"));
+                    assert!(w.bursts_checked > 0, "{}", m.id);
+                }
+            }
+        },
+    );
+}

@@ -5,8 +5,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::PER_WORKER;
-
 /// The `i`-th byte of worker `w`. It depends on both, so bytes lost from one
 /// worker and duplicated from another rarely leave the tally unchanged.
 #[inline]
@@ -33,11 +31,21 @@ impl Tally {
         }
     }
 
-    /// What a burst of `workers` producers must deliver.
-    pub fn expected(workers: usize) -> Tally {
+    /// `n` bursts' worth of this tally (the sums wrap as `add` does).
+    pub fn times(self, n: u64) -> Tally {
+        Tally {
+            bytes: self.bytes * n,
+            sum: self.sum.wrapping_mul(n),
+            sum_of_squares: self.sum_of_squares.wrapping_mul(n),
+        }
+    }
+
+    /// What a burst of `workers` producers, `per_worker` messages each,
+    /// must deliver.
+    pub fn expected(workers: usize, per_worker: usize) -> Tally {
         let mut t = Tally::default();
         for w in 0..workers {
-            let bytes: Vec<u8> = (0..PER_WORKER).map(|i| message(w, i)).collect();
+            let bytes: Vec<u8> = (0..per_worker).map(|i| message(w, i)).collect();
             t.add(&bytes);
         }
         t

@@ -6,17 +6,16 @@ use std::io;
 
 use crate::burst::message;
 use crate::sink::Sink;
-use crate::PER_WORKER;
 
 // ANCHOR: burst
-pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
+pub async fn burst(workers: usize, per_worker: usize, mut sink: Sink) -> io::Result<Sink> {
     let producers: Vec<_> = (0..workers)
         .map(|w| {
-            tokio::spawn(async move { (0..PER_WORKER).map(|i| message(w, i)).collect::<Vec<u8>>() })
+            tokio::spawn(async move { (0..per_worker).map(|i| message(w, i)).collect::<Vec<u8>>() })
         })
         .collect();
     let consumer = tokio::spawn(async move {
-        let mut all = Vec::with_capacity(workers * PER_WORKER);
+        let mut all = Vec::with_capacity(workers * per_worker);
         for producer in producers {
             all.extend_from_slice(&producer.await?);
         }

@@ -4,8 +4,12 @@
 //! to the same stop point: the sink holds all `workers x PER_WORKER` bytes.
 pub mod book;
 pub mod burst;
+pub mod cause;
+pub mod consumer_on_driver;
 pub mod experiment;
+pub mod method;
 pub mod placement;
+pub mod published;
 pub mod sink;
 pub mod sweep;
 
@@ -86,17 +90,18 @@ impl Design {
         }
     }
 
-    /// Spawns the consumer and `workers` producers on the current runtime and
-    /// returns the sink once the consumer has forwarded every byte.
-    pub async fn burst(self, workers: usize, sink: Sink) -> io::Result<Sink> {
+    /// Spawns the consumer and `workers` producers of `per_worker` messages
+    /// each on the current runtime and returns the sink once the consumer
+    /// has forwarded every byte.
+    pub async fn burst(self, workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
         match self {
-            Design::MpscUnbounded => mpsc_unbounded::burst(workers, sink).await,
-            Design::MpscBounded => mpsc_bounded::burst(workers, sink).await,
-            Design::MpscRecvMany => mpsc_recv_many::burst(workers, sink).await,
-            Design::StdMutexSwap => std_mutex_swap::burst(workers, sink).await,
-            Design::TokioMutexSwap => tokio_mutex_swap::burst(workers, sink).await,
-            Design::WorkerChunks => worker_chunks::burst(workers, sink).await,
-            Design::Floor => floor::burst(workers, sink).await,
+            Design::MpscUnbounded => mpsc_unbounded::burst(workers, per_worker, sink).await,
+            Design::MpscBounded => mpsc_bounded::burst(workers, per_worker, sink).await,
+            Design::MpscRecvMany => mpsc_recv_many::burst(workers, per_worker, sink).await,
+            Design::StdMutexSwap => std_mutex_swap::burst(workers, per_worker, sink).await,
+            Design::TokioMutexSwap => tokio_mutex_swap::burst(workers, per_worker, sink).await,
+            Design::WorkerChunks => worker_chunks::burst(workers, per_worker, sink).await,
+            Design::Floor => floor::burst(workers, per_worker, sink).await,
         }
     }
 }

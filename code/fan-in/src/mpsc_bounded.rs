@@ -6,10 +6,10 @@ use tokio::sync::mpsc;
 
 use crate::burst::message;
 use crate::sink::Sink;
-use crate::{BOUNDED_CAPACITY, PER_WORKER};
+use crate::BOUNDED_CAPACITY;
 
 // ANCHOR: burst
-pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
+pub async fn burst(workers: usize, per_worker: usize, mut sink: Sink) -> io::Result<Sink> {
     let (tx, mut rx) = mpsc::channel::<u8>(BOUNDED_CAPACITY);
     let consumer = tokio::spawn(async move {
         while let Some(byte) = rx.recv().await {
@@ -20,7 +20,7 @@ pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
     for w in 0..workers {
         let tx = tx.clone();
         tokio::spawn(async move {
-            for i in 0..PER_WORKER {
+            for i in 0..per_worker {
                 // A full inbox parks the producer here: back-pressure.
                 tx.send(message(w, i))
                     .await

@@ -2,32 +2,34 @@
 //! bytes, and a consumer that makes one write call per message.
 use std::io;
 
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::burst::message;
 use crate::sink::Sink;
-use crate::PER_WORKER;
 
 // ANCHOR: burst
-pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
-    let consumer = tokio::spawn(async move {
-        // `recv` returns `None` once every sender is gone: the producers are done.
-        while let Some(byte) = rx.recv().await {
-            sink.write_all(&[byte]).await?;
-        }
-        Ok::<_, io::Error>(sink)
-    });
+pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
+    let (tx, rx) = mpsc::unbounded_channel::<u8>();
+    let consumer = tokio::spawn(consume(rx, sink));
     for w in 0..workers {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            for i in 0..PER_WORKER {
-                tx.send(message(w, i))
-                    .expect("the consumer outlives the producers");
-            }
-        });
+        tokio::spawn(produce(tx.clone(), w, per_worker));
     }
     drop(tx);
     consumer.await?
+}
+
+pub async fn produce(tx: UnboundedSender<u8>, worker: usize, per_worker: usize) {
+    for i in 0..per_worker {
+        tx.send(message(worker, i))
+            .expect("the consumer outlives the producers");
+    }
+}
+
+pub async fn consume(mut rx: UnboundedReceiver<u8>, mut sink: Sink) -> io::Result<Sink> {
+    // `recv` returns `None` once every sender is gone: the producers are done.
+    while let Some(byte) = rx.recv().await {
+        sink.write_all(&[byte]).await?;
+    }
+    Ok(sink)
 }
 // ANCHOR_END: burst

@@ -47,6 +47,8 @@ impl Placement {
 #[derive(Clone, Debug)]
 pub struct Pins {
     allowed: Vec<usize>,
+    /// Runtime worker `i` takes the `(i + offset)`-th allowed CPU.
+    offset: usize,
     /// Runtime workers the OS refused to pin (see `worker_hook`).
     refused: Arc<AtomicUsize>,
 }
@@ -62,8 +64,17 @@ impl Pins {
     fn over(allowed: Vec<usize>) -> Pins {
         Pins {
             allowed,
+            offset: 0,
             refused: Arc::default(),
         }
+    }
+
+    /// The same CPUs with runtime worker `i` on the `(i + offset)`-th, so
+    /// the first `offset` CPUs keep the driver without a worker (where
+    /// there are that many more).
+    pub fn workers_from(self, offset: usize) -> Pins {
+        let offset = if self.allowed.len() > offset { offset } else { 0 };
+        Pins { offset, ..self }
     }
 
     /// Fails if a runtime worker could not be pinned, so that a run never
@@ -84,9 +95,14 @@ impl Pins {
         self.allowed[0]
     }
 
+    /// The last CPU the process may use.
+    pub fn last(&self) -> usize {
+        self.allowed[self.allowed.len() - 1]
+    }
+
     /// The CPU of runtime worker `i`.
     pub fn worker(&self, i: usize) -> usize {
-        self.allowed[i % self.allowed.len()]
+        self.allowed[(i + self.offset) % self.allowed.len()]
     }
 
     /// A hook for `Builder::on_thread_start`: pins the first `workers`

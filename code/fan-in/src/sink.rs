@@ -2,7 +2,9 @@
 //! of its own, or an in-memory tally that costs next to nothing.
 use std::io::{self, Read};
 use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc as std_mpsc;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -41,6 +43,28 @@ pub struct Sink {
 enum Target {
     Tcp(TcpStream),
     Memory(Tally),
+    /// A socket whose accepted bytes are counted write call by write call
+    /// (the reconstruction of the published bench, see `Accepted`).
+    Counted(TcpStream, Arc<Accepted>),
+}
+
+/// Bytes the kernel accepted from a consumer, counted call by call: a
+/// consumer cancelled in the middle of a batch (the published stop points
+/// drop it) still accounts for every byte it handed over.
+#[derive(Debug, Default)]
+pub struct Accepted {
+    pub bytes: AtomicU64,
+    pub calls: AtomicU64,
+}
+
+impl Accepted {
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
 }
 
 impl Sink {
@@ -58,12 +82,35 @@ impl Sink {
         }
     }
 
+    /// A socket whose accepted bytes and write calls land in `accepted`.
+    pub fn counted(stream: TcpStream, accepted: Arc<Accepted>) -> Sink {
+        Sink {
+            writes: 0,
+            target: Target::Counted(stream, accepted),
+        }
+    }
+
     pub async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         self.writes += 1;
         match &mut self.target {
             Target::Tcp(stream) => stream.write_all(buf).await,
             Target::Memory(tally) => {
                 tally.add(buf);
+                Ok(())
+            }
+            // `write_all`'s own loop, with each call's bytes counted as the
+            // kernel takes them.
+            Target::Counted(stream, accepted) => {
+                let mut rest = buf;
+                while !rest.is_empty() {
+                    let n = stream.write(rest).await?;
+                    if n == 0 {
+                        return Err(io::ErrorKind::WriteZero.into());
+                    }
+                    accepted.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                    accepted.calls.fetch_add(1, Ordering::Relaxed);
+                    rest = &rest[n..];
+                }
                 Ok(())
             }
         }
@@ -74,7 +121,7 @@ impl Sink {
     pub fn take_memory_tally(&mut self) -> Option<Tally> {
         match &mut self.target {
             Target::Memory(t) => Some(std::mem::take(t)),
-            Target::Tcp(_) => None,
+            Target::Tcp(_) | Target::Counted(..) => None,
         }
     }
 

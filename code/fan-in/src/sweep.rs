@@ -9,7 +9,7 @@ use harness::Lab;
 use serde::{Deserialize, Serialize};
 
 use crate::book::FanInData;
-use crate::experiment::{plan, worker_threads, Rig, FREE_DESIGNS};
+use crate::experiment::{plan, worker_threads, Job, Rig, FREE_DESIGNS};
 use crate::placement::{Pins, Placement};
 use crate::sink::SinkKind;
 use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
@@ -89,9 +89,22 @@ pub fn time_point(
         },
         design.id()
     );
+    time_job(rig, lab, sampling, Job::fair(design, kind, workers), &id)
+}
+
+/// Times one job with criterion under the criterion id `id` (unique in the
+/// lab): every iteration is one full burst, validated on the driver thread.
+pub fn time_job(
+    rig: &mut Rig,
+    lab: &Lab,
+    sampling: Sampling,
+    job: Job,
+    id: &str,
+) -> Result<Measured> {
+    let (design, kind, workers) = (job.design, job.kind, job.workers);
     let mut failure: Option<anyhow::Error> = None;
     let (mut bursts, mut writes, mut bytes) = (0u64, 0u64, 0u64);
-    let timing = lab.time(&id, sampling, |b| {
+    let timing = lab.time(id, sampling, |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
@@ -100,7 +113,7 @@ pub fn time_point(
                     // iterations so it winds down at once; the error wins below.
                     return Duration::from_secs(iters);
                 }
-                match rig.burst(design, kind, workers) {
+                match rig.run_job(job.clone()) {
                     Ok(burst) => {
                         total += burst.elapsed;
                         bursts += 1;
@@ -144,7 +157,10 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
         plan.free_workers.clear();
         Placement::Free
     };
-    progress.set_total(plan.timings(SinkKind::ALL.len()) as u64);
+    let method_plan = crate::method::plan(lab.profile());
+    progress.set_total(
+        (plan.timings(SinkKind::ALL.len()) + crate::method::timings(&method_plan)) as u64,
+    );
     let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
     let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
     // One timing of one point in one pass, announced as a step; `None`
@@ -245,6 +261,7 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
             }
         }
     }
+    let method = crate::method::run(lab, &method_plan, placement)?;
     Ok(FanInData {
         runtime_flavor: "multi-thread".into(),
         worker_threads: worker_threads(),
@@ -259,5 +276,6 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
         points,
         placement,
         free_points,
+        method,
     })
 }

@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 
 use crate::burst::{message, LiveProducers};
 use crate::sink::Sink;
-use crate::{CHUNK_BYTES, PER_WORKER};
+use crate::CHUNK_BYTES;
 
 // ANCHOR: burst
 struct Inbox {
@@ -22,7 +22,7 @@ struct Inbox {
     filled: Notify,
 }
 
-pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
+pub async fn burst(workers: usize, per_worker: usize, mut sink: Sink) -> io::Result<Sink> {
     let inbox = Arc::new(Inbox {
         bytes: Mutex::new(Vec::new()),
         filled: Notify::new(),
@@ -60,10 +60,10 @@ pub async fn burst(workers: usize, mut sink: Sink) -> io::Result<Sink> {
         tokio::spawn(async move {
             let _departure = departure;
             let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-            for i in 0..PER_WORKER {
+            for i in 0..per_worker {
                 chunk.push(message(w, i));
                 // The end of a burst flushes a partial chunk: nothing is left behind.
-                if chunk.len() == CHUNK_BYTES || i + 1 == PER_WORKER {
+                if chunk.len() == CHUNK_BYTES || i + 1 == per_worker {
                     let was_empty = {
                         let mut shared = inbox.bytes.lock().unwrap();
                         let was_empty = shared.is_empty();

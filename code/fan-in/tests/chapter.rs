@@ -346,6 +346,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         points,
         placement: Placement::Pinned,
         free_points: Vec::new(),
+        method: Default::default(),
     }
 }
 

@@ -36,7 +36,7 @@ fn every_design_delivers_every_byte_with_the_right_checksum() {
                         assert_eq!(burst.tally.bytes, (workers * PER_WORKER) as u64);
                         assert_eq!(
                             burst.tally,
-                            Tally::expected(workers),
+                            Tally::expected(workers, PER_WORKER),
                             "{} / {}",
                             kind.label(),
                             design.id()
@@ -63,7 +63,7 @@ fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
         let mut rig = Rig::new(Placement::Pinned).unwrap();
         assert_eq!(rig.placement(), Placement::Pinned);
         let burst = rig.burst(Design::StdMutexSwap, SinkKind::Tcp, 8).unwrap();
-        assert_eq!(burst.tally, Tally::expected(8));
+        assert_eq!(burst.tally, Tally::expected(8, PER_WORKER));
         assert_eq!(
             current_cpus().unwrap(),
             allowed,
@@ -106,7 +106,7 @@ fn the_consumer_finishes_when_the_producers_do() {
                 for workers in [1, 2, 256] {
                     let mut sink = tokio::time::timeout(
                         Duration::from_secs(20),
-                        design.burst(workers, Sink::memory()),
+                        design.burst(workers, PER_WORKER, Sink::memory()),
                     )
                     .await
                     .unwrap_or_else(|_| {
@@ -114,7 +114,12 @@ fn the_consumer_finishes_when_the_producers_do() {
                     })
                     .unwrap();
                     let tally = sink.take_memory_tally().unwrap();
-                    assert_eq!(tally, Tally::expected(workers), "{}", design.id());
+                    assert_eq!(
+                        tally,
+                        Tally::expected(workers, PER_WORKER),
+                        "{}",
+                        design.id()
+                    );
                 }
             }
         });
@@ -123,7 +128,7 @@ fn the_consumer_finishes_when_the_producers_do() {
 
 #[test]
 fn only_the_right_multiset_of_bytes_passes_the_checksum() {
-    let expected = Tally::expected(4);
+    let expected = Tally::expected(4, PER_WORKER);
     let mut sent: Vec<u8> = (0..4)
         .flat_map(|w| (0..PER_WORKER).map(move |i| fan_in::burst::message(w, i)))
         .collect();

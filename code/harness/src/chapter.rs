@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::claims::Claim;
+use crate::measure::counts::Counted;
 use crate::measure::machine::Machine;
 use crate::measure::profile::Profile;
 use crate::measure::progress::Progress;
@@ -51,6 +52,9 @@ pub trait Chapter: 'static {
     const CLAIMS: &'static [Claim];
     /// The chapter's own exhibits; the harness adds `provenance` and `precision`.
     const EXHIBITS: &'static [Exhibit<Self::Data>];
+    /// Single-threaded work callgrind may count (`count <name> <n>`, see
+    /// `measure::counts`); `measure` records it with `counts::per_op`.
+    const COUNTED: &'static [Counted] = &[];
 
     /// Runs every experiment of the lab's profile, validating the work as it
     /// goes. An experiment that fails validation returns an error: nothing

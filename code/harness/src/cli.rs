@@ -1,5 +1,6 @@
 //! The command line every chapter binary shares (`measure`, `render`,
-//! `exhibits`, `check`, `export`, `headline`): `fn main() -> ExitCode {
+//! `exhibits`, `check`, `export`, `headline`, and the hidden `count` that
+//! `measure::counts` runs under callgrind): `fn main() -> ExitCode {
 //! harness::chapter_main::<MyChapter>() }`.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -71,6 +72,10 @@ enum Command {
     /// Draw every interval the exhibits need from a results file's data and
     /// store them in it (`harness convert` does this for converted files).
     Derive { file: PathBuf },
+    /// Run one counted case `n` times (what `counts::per_op` runs under
+    /// callgrind; see `measure::counts`).
+    #[command(hide = true)]
+    Count { name: String, n: u64 },
 }
 
 /// What `headline` prints for one results file: the estimates the verdicts
@@ -271,6 +276,9 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
             );
             Ok(())
         }),
+        Some(Command::Count { name, n }) => {
+            crate::measure::counts::run_case(C::NAME, C::COUNTED, &name, n)
+        }
         Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
             println!("{}", serde_json::to_string_pretty(&h)?);
             Ok(())

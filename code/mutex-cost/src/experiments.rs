@@ -13,7 +13,9 @@ use tokio::runtime::{Builder, Runtime};
 
 use crate::heartbeat::{self, Load, Setup};
 use crate::uncontended;
-use crate::workload::{expected_value, join_all_round, spawned_round};
+use crate::workload::{
+    expected_value, join_all_round, join_all_round_in_task, spawned_round, task_per_future_round,
+};
 use crate::{ActorCounter, Counter, StdMutexCounter, TokioMutexCounter, Variant};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +51,7 @@ impl RuntimeUsed {
         }
     }
 
-    fn build(&self) -> Result<Runtime> {
+    pub(crate) fn build(&self) -> Result<Runtime> {
         let mut builder = if self.flavor == "current_thread" {
             Builder::new_current_thread()
         } else {
@@ -239,6 +241,89 @@ fn time_join_all<C: Counter>(
         timing,
         rounds_validated: tally.finish(&id)?,
     })
+}
+
+/// Where the published round's futures are polled, other than on the
+/// `block_on` thread as published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// The whole round in one spawned task, on a worker thread.
+    OneTask,
+    /// Each future a task of its own, `join_all` over the handles.
+    TaskPerFuture,
+}
+
+impl Placement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::OneTask => "in_task",
+            Placement::TaskPerFuture => "task_per_future",
+        }
+    }
+}
+
+fn time_placed<C: Counter>(
+    lab: &Lab,
+    sampling: Sampling,
+    variant: Variant,
+    futures: usize,
+    placement: Placement,
+) -> Result<RoundTiming> {
+    // The published runtime, as in `time_join_all`; only where the futures
+    // are polled differs.
+    let runtime = RuntimeUsed::multi_thread(crate::cores());
+    let rt = runtime.build()?;
+    let tally = Arc::new(Tally::default());
+    let expected = expected_value(futures);
+    let id = format!("{}-{}-{futures}", placement.name(), variant.name());
+    let timing = lab.time(&id, sampling, |b| {
+        b.to_async(&rt).iter(|| {
+            let tally = tally.clone();
+            async move {
+                let counter = Arc::new(C::start());
+                let value = match placement {
+                    Placement::OneTask => join_all_round_in_task(counter, futures).await,
+                    Placement::TaskPerFuture => task_per_future_round(counter, futures).await,
+                };
+                match value {
+                    Ok(value) => tally.record(value, expected),
+                    Err(e) => tally.fail(e),
+                }
+            }
+        })
+    })?;
+    Ok(RoundTiming {
+        variant,
+        futures,
+        tasks: match placement {
+            Placement::OneTask => 1,
+            Placement::TaskPerFuture => futures,
+        },
+        runtime,
+        timing,
+        rounds_validated: tally.finish(&id)?,
+    })
+}
+
+/// The published round placed on worker threads (`placement`), timed as
+/// published (criterion's `to_async`, everything inside `iter`).
+pub fn placed_timing(
+    lab: &Lab,
+    sampling: Sampling,
+    variant: Variant,
+    futures: usize,
+    placement: Placement,
+) -> Result<RoundTiming> {
+    match variant {
+        Variant::StdMutex => {
+            time_placed::<StdMutexCounter>(lab, sampling, variant, futures, placement)
+        }
+        Variant::TokioMutex => {
+            time_placed::<TokioMutexCounter>(lab, sampling, variant, futures, placement)
+        }
+        Variant::Actor => time_placed::<ActorCounter>(lab, sampling, variant, futures, placement),
+    }
 }
 
 fn time_spawned<C: Counter>(

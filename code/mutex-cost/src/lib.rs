@@ -5,12 +5,17 @@
 //! The variants, one module each:
 //! - [`std_mutex_counter`]: the counter behind `std::sync::Mutex`;
 //! - [`tokio_mutex_counter`]: the counter behind `tokio::sync::Mutex`;
-//! - [`actor_counter`]: the counter owned by a task, reached over mpsc + oneshot.
+//! - [`actor_counter`]: the counter owned by a task, reached over mpsc + oneshot;
+//! - [`tokio_budget_first_counter`]: tokio's Mutex with the co-op budget asked
+//!   before the lock is taken, as tokio did before 1.54.
 //!
 //! The experiments: [`workload`] (the published `join_all` shape and the
 //! contended spawned-task shape), [`uncontended`] (nanoseconds per
 //! lock + unlock), [`heartbeat`] (lateness of an unrelated task), all driven
-//! by [`experiments`] and put on the page by [`book`].
+//! by [`experiments`] and put on the page by [`book`]. The published round's
+//! sensitivity: [`drivers`] (how rounds reach the runtime), [`allocator`],
+//! [`probe`] (a sample in a fresh process), [`sensitivity`] (the grid),
+//! [`polls`] (polls counted, not timed), [`counted`] (instructions, by callgrind).
 use std::future::Future;
 use std::time::Duration;
 
@@ -19,16 +24,24 @@ use harness::Profile;
 use serde::{Deserialize, Serialize};
 
 pub mod actor_counter;
+pub mod allocator;
 pub mod book;
+pub mod counted;
+pub mod drivers;
 pub mod experiments;
 pub mod heartbeat;
+pub mod polls;
+pub mod probe;
+pub mod sensitivity;
 pub mod std_mutex_counter;
+pub mod tokio_budget_first_counter;
 pub mod tokio_mutex_counter;
 pub mod uncontended;
 pub mod workload;
 
 pub use actor_counter::ActorCounter;
 pub use std_mutex_counter::StdMutexCounter;
+pub use tokio_budget_first_counter::TokioBudgetFirstCounter;
 pub use tokio_mutex_counter::TokioMutexCounter;
 
 // ANCHOR: counter
@@ -123,6 +136,16 @@ pub struct Plan {
     /// Criterion settings for the nanosecond-scale uncontended timings.
     pub per_op_sampling: Sampling,
     pub heartbeat_run: Duration,
+    /// Interleaved criterion runs of each ladder timing (the published round
+    /// in one spawned task, and with a task per future).
+    pub ladder_repeats: usize,
+    /// Futures per round of the ladder's task-per-future step and of the
+    /// round in one task: the earlier post's size, and the published one.
+    pub ladder_sizes: Vec<usize>,
+    /// Allocator × driver × lock, one fresh process per sample.
+    pub sensitivity: sensitivity::Grid,
+    /// Futures per counted round (`polls`).
+    pub poll_futures: usize,
 }
 
 impl Plan {
@@ -164,6 +187,23 @@ impl Plan {
                 Duration::from_secs(2),
                 Duration::from_secs(15),
             ),
+            ladder_repeats: profile.pick(1, 1, 3),
+            ladder_sizes: profile.pick(
+                vec![ACTOR_CLAIM_FUTURES],
+                vec![ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES],
+                vec![ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES],
+            ),
+            sensitivity: sensitivity::Grid {
+                allocators: allocator::Allocator::ALL.to_vec(),
+                settings: sensitivity::Grid::settings(cores()),
+                futures: profile.pick(1_000, PUBLISHED_FUTURES, PUBLISHED_FUTURES),
+                // Processes are the repeats: what differs between runs of
+                // one driver (the heap's state, the machine) differs between them.
+                processes: profile.pick(1, 2, 3),
+                warm_up_rounds: profile.pick(1, 1, 2),
+                rounds: profile.pick(2, 4, 10),
+            },
+            poll_futures: profile.pick(2_000, PUBLISHED_FUTURES, PUBLISHED_FUTURES),
         }
     }
 

@@ -250,48 +250,43 @@ fn headline_names_finite_estimates_inside_their_intervals() {
     assert!(headline.iter().any(|(n, _)| n.starts_with("MUT-2")));
 }
 
-/// The smoke run given a join_all round of 100,000 futures (std and tokio
-/// Mutex times as passed) and the contended times at 10,000 futures (actor,
-/// tokio, std); returns the verdicts of MUT-1 and MUT-2.
-fn verdicts_with(
-    join_all: (Estimate, Estimate),
-    contended: (Estimate, Estimate, Estimate),
-) -> Vec<(&'static str, Outcome, String)> {
+/// The smoke run cut down to two ways of measuring MUT-1 at 100,000
+/// futures: the published shape (std and tokio Mutex means as passed) and
+/// the fair experiment (the contended shape on the only worker count). Its
+/// map then has the published row, its median twin and the fair row.
+fn mut_1_map(published: (f64, f64), fair: (f64, f64)) -> harness::Verdict {
     let mut data = smoke_file().data.clone();
     let largest = data.join_all.iter().map(|r| r.futures).max().unwrap();
-    let mut extra: Vec<_> = data
-        .join_all
-        .iter()
-        .filter(|r| r.futures == largest)
-        .cloned()
-        .collect();
-    for r in &mut extra {
-        r.futures = PUBLISHED_FUTURES;
-        match r.variant {
-            Variant::StdMutex => set_mean(&mut r.timing, join_all.0),
-            Variant::TokioMutex => set_mean(&mut r.timing, join_all.1),
-            _ => {}
+    let pick = |rows: &[mutex_cost::experiments::RoundTiming], futures: usize| -> Vec<_> {
+        rows.iter()
+            .filter(|r| r.futures == futures && r.runtime.workers == rows[0].runtime.workers)
+            .cloned()
+            .collect()
+    };
+    let mut join_all = pick(&data.join_all, largest);
+    let mut contended = pick(&data.contended, ACTOR_CLAIM_FUTURES);
+    for (rows, (std, tokio)) in [(&mut join_all, published), (&mut contended, fair)] {
+        for r in rows.iter_mut() {
+            r.futures = PUBLISHED_FUTURES;
+            r.runtime.workers = 1;
+            match r.variant {
+                Variant::StdMutex => set_mean(&mut r.timing, Estimate::around(std, 0.01)),
+                Variant::TokioMutex => set_mean(&mut r.timing, Estimate::around(tokio, 0.01)),
+                Variant::Actor => {}
+            }
         }
     }
-    data.join_all.extend(extra);
-    for r in data
-        .contended
-        .iter_mut()
-        .filter(|r| r.futures == ACTOR_CLAIM_FUTURES)
-    {
-        let mean = match r.variant {
-            Variant::Actor => contended.0,
-            Variant::TokioMutex => contended.1,
-            Variant::StdMutex => contended.2,
-        };
-        set_mean(&mut r.timing, mean);
-    }
-    assert_eq!(MutexCost::headline(&data).len(), 3);
+    data.cores = 1;
+    data.join_all = join_all;
+    data.contended = contended;
+    data.in_task.clear();
+    data.task_per_future.clear();
+    data.sensitivity.clear();
+    data.instructions.clear();
     fixtures::verdicts::<MutexCost>(data)
         .into_iter()
-        .filter(|v| v.claim.id != "MUT-3")
-        .map(|v| (v.claim.id, v.outcome, v.evidence))
-        .collect()
+        .find(|v| v.claim.id == "MUT-1")
+        .unwrap()
 }
 
 /// Replaces a timing's mean and its samples: half at each end of the
@@ -443,47 +438,75 @@ fn interleaving_alternates_variants_and_pools_each() {
 }
 
 #[test]
-fn a_ratio_interval_straddling_a_bound_gives_inconclusive() {
-    // tokio ÷ std = 1.5 and actor ÷ tokio = 2, each with an interval across
-    // the bound; actor ÷ std = 5, inside 4..6.
-    let straddling = verdicts_with(
-        (Estimate::around(100.0, 0.05), Estimate::around(150.0, 0.05)),
-        (
-            Estimate::around(200.0, 0.05),
-            Estimate::around(100.0, 0.05),
-            Estimate::around(40.0, 0.01),
-        ),
+fn mut_1s_headline_comes_from_its_map() {
+    let rows = |v: &harness::Verdict| -> Vec<(String, Outcome)> {
+        v.conditions
+            .iter()
+            .map(|c| (c.setting.clone(), c.outcome))
+            .collect()
+    };
+    // Every row agrees: the headline says so, unqualified.
+    let agree = mut_1_map((100.0, 200.0), (100.0, 210.0));
+    assert_eq!(agree.conditions.len(), 3, "{:?}", rows(&agree));
+    assert!(agree.conditions[0].fair, "the fair row leads the map");
+    assert_eq!(
+        (agree.outcome, agree.qualifier.clone()),
+        (Outcome::Holds, None)
     );
-    assert_eq!(straddling.len(), 2);
-    for (id, outcome, evidence) in straddling {
-        assert_eq!(outcome, Outcome::Inconclusive, "{id}: {evidence}");
+
+    // The rows split: the headline names the rows where the claim holds.
+    let split = mut_1_map((100.0, 200.0), (100.0, 1_000.0));
+    assert_eq!(split.outcome, Outcome::Depends, "{:?}", rows(&split));
+    let q = split.qualifier.clone().unwrap();
+    assert!(q.starts_with("holds only when as published"), "{q}");
+    assert!(!q.contains("spawned tasks"), "the fair row failed: {q}");
+
+    // One interval straddles a bound: that row is inconclusive and named,
+    // and the headline claims no more than the decided rows.
+    let mut data_free = mut_1_map((100.0, 250.0), (100.0, 200.0));
+    assert_eq!(data_free.outcome, Outcome::Holds, "{:?}", rows(&data_free));
+    let q = data_free.qualifier.take().unwrap();
+    assert!(q.starts_with("undecided when as published"), "{q}");
+
+    // An effect below the minimum never decides: 15 % off the claimed 2×
+    // holds, 35 % off does not.
+    assert_eq!(
+        mut_1_map((100.0, 230.0), (100.0, 230.0)).outcome,
+        Outcome::Holds
+    );
+    assert_eq!(
+        mut_1_map((100.0, 270.0), (100.0, 270.0)).outcome,
+        Outcome::DoesNotHold
+    );
+    assert_eq!(
+        mut_1_map((100.0, 170.0), (100.0, 170.0)).outcome,
+        Outcome::Holds
+    );
+}
+
+#[test]
+fn every_verdict_of_a_smoke_run_comes_with_a_map() {
+    for v in fixtures::verdicts::<MutexCost>(smoke_file().data.clone()) {
         assert!(
-            evidence.contains('–'),
-            "{id}: the interval is missing: {evidence}"
+            !v.conditions.is_empty(),
+            "{}: no map ({})",
+            v.claim.id,
+            v.evidence
         );
-    }
-
-    let clear = verdicts_with(
-        (Estimate::around(100.0, 0.01), Estimate::around(200.0, 0.01)),
-        (
-            Estimate::around(250.0, 0.01),
-            Estimate::around(100.0, 0.01),
-            Estimate::around(50.0, 0.01),
-        ),
-    );
-    for (id, outcome, evidence) in clear {
-        assert_eq!(outcome, Outcome::Holds, "{id}: {evidence}");
-    }
-
-    let wrong = verdicts_with(
-        (Estimate::around(100.0, 0.01), Estimate::around(100.0, 0.01)),
-        (
-            Estimate::around(100.0, 0.01),
-            Estimate::around(100.0, 0.01),
-            Estimate::around(100.0, 0.01),
-        ),
-    );
-    for (id, outcome, evidence) in wrong {
-        assert_eq!(outcome, Outcome::DoesNotHold, "{id}: {evidence}");
+        if v.claim.id != "MUT-3" {
+            assert_eq!(
+                v.conditions.iter().filter(|c| c.as_published).count(),
+                1,
+                "{}",
+                v.claim.id
+            );
+        }
+        assert_eq!(
+            v.conditions.iter().filter(|c| c.fair).count(),
+            1,
+            "{}",
+            v.claim.id
+        );
+        assert!(v.claim.rule.contains("MIN_EFFECT") || v.claim.rule.contains("MUT_3_FACTOR"));
     }
 }

@@ -5,9 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mutex_cost::heartbeat::{self, Load, Setup};
-use mutex_cost::workload::{expected_value, join_all_round, spawned_round};
+use mutex_cost::workload::{
+    expected_value, join_all_round, join_all_round_in_task, spawned_round, task_per_future_round,
+};
 use mutex_cost::{experiments::Tally, uncontended};
-use mutex_cost::{ActorCounter, Counter, StdMutexCounter, TokioMutexCounter, CONTENDING_TASKS};
+use mutex_cost::{
+    ActorCounter, Counter, StdMutexCounter, TokioBudgetFirstCounter, TokioMutexCounter,
+    CONTENDING_TASKS,
+};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -173,5 +178,121 @@ fn every_heartbeat_load_sees_every_beat_and_counts_every_acquisition() {
             "{}",
             load.name()
         );
+    }
+}
+
+#[test]
+fn the_budget_first_tokio_counter_ends_at_the_exact_value() {
+    join_all_ends_exact::<TokioBudgetFirstCounter>("tokio Mutex, budget first");
+    spawned_ends_exact::<TokioBudgetFirstCounter>("tokio Mutex, budget first");
+}
+
+fn placed_rounds_end_exact<C: Counter>(name: &str) {
+    for futures in [1, 1_000] {
+        let what = format!("{name} placed rounds, {futures} futures");
+        let (in_task, per_future) = within_limit(&what, move || {
+            runtime(Some(2)).block_on(async {
+                (
+                    join_all_round_in_task(Arc::new(C::start()), futures)
+                        .await
+                        .unwrap(),
+                    task_per_future_round(Arc::new(C::start()), futures)
+                        .await
+                        .unwrap(),
+                )
+            })
+        });
+        assert_eq!(in_task, expected_value(futures), "{what}: in one task");
+        assert_eq!(
+            per_future,
+            expected_value(futures),
+            "{what}: task per future"
+        );
+    }
+}
+
+#[test]
+fn the_published_round_ends_exact_wherever_it_is_placed() {
+    placed_rounds_end_exact::<StdMutexCounter>("std Mutex");
+    placed_rounds_end_exact::<TokioMutexCounter>("tokio Mutex");
+    placed_rounds_end_exact::<ActorCounter>("actor");
+}
+
+#[test]
+fn every_driver_runs_every_lock_and_validates_each_round() {
+    use mutex_cost::drivers::{run_rounds, Driver, Lock};
+    use mutex_cost::experiments::RuntimeUsed;
+    for driver in [
+        Driver::LoopedInBlockOn,
+        Driver::BlockOnPerRound,
+        Driver::SpawnedTask,
+    ] {
+        for runtime in [RuntimeUsed::multi_thread(2), RuntimeUsed::current_thread()] {
+            for lock in Lock::ALL {
+                let what = format!("{} {} {}", lock.name(), driver.name(), runtime.describe());
+                let rt = runtime.clone();
+                // run_rounds fails unless every round ended at 2 × futures.
+                let costs = within_limit(&what, move || run_rounds(lock, driver, &rt, 500, 3))
+                    .unwrap_or_else(|e| panic!("{what}: {e:#}"));
+                assert_eq!(costs.len(), 3, "{what}");
+                assert!(costs.iter().all(|c| c.ns > 0), "{what}: {costs:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn polls_show_the_budget_at_work_and_nothing_else() {
+    use mutex_cost::drivers::{Driver, Lock};
+    use mutex_cost::experiments::RuntimeUsed;
+    use mutex_cost::polls::poll_count;
+    let futures = 2_000;
+    let mt = RuntimeUsed::multi_thread(2);
+    let ct = RuntimeUsed::current_thread();
+    let count = |lock, driver, rt: &RuntimeUsed| {
+        let rt = rt.clone();
+        within_limit("poll count", move || {
+            poll_count(lock, driver, &rt, futures).unwrap()
+        })
+    };
+    // std's lock never answers Pending: one poll per future, one of the round.
+    let std = count(Lock::Std, Driver::LoopedInBlockOn, &mt);
+    assert_eq!((std.polls, std.pending, std.round_polls), (2_000, 0, 1));
+    // Without a budget, tokio's free lock never does either.
+    let free = count(Lock::TokioNoBudget, Driver::LoopedInBlockOn, &ct);
+    assert_eq!((free.polls, free.pending, free.round_polls), (2_000, 0, 1));
+    // tokio 1.54's order: the future that meets the empty budget sleeps
+    // holding the lock, every later one queues, so each future is polled
+    // about three times.
+    for (driver, rt) in [
+        (Driver::LoopedInBlockOn, &mt),
+        (Driver::LoopedInBlockOn, &ct),
+        (Driver::SpawnedTask, &mt),
+    ] {
+        let p = count(Lock::Tokio, driver, rt);
+        assert_eq!(p.polls, p.pending + 2_000);
+        assert!(
+            p.pending >= 2 * 2_000 - 2 * 128 && p.pending <= 2 * 2_000 + 2_000 / 32,
+            "{p:?}"
+        );
+        assert!(p.round_polls > 1, "{p:?}");
+    }
+    // The old order on the block_on thread of a multi-thread runtime: a
+    // future that meets the empty budget wakes itself at once, and join_all
+    // gives up after two of them: a few Pending per budget's worth.
+    let old = count(Lock::TokioBudgetFirst, Driver::LoopedInBlockOn, &mt);
+    assert!(old.pending > 0 && old.pending < 2_000 / 16, "{old:?}");
+    // Anywhere else the wake-up is deferred, join_all polls every waiting
+    // future again, and polls grow with the square of the futures.
+    let quadratic = count(Lock::TokioBudgetFirst, Driver::LoopedInBlockOn, &ct);
+    assert!(quadratic.pending > 5 * 2_000, "{quadratic:?}");
+}
+
+#[test]
+fn every_counted_case_validates_its_work_outside_callgrind() {
+    // Each case panics unless its counter ends where the arithmetic says.
+    for case in mutex_cost::counted::COUNTED {
+        let run = case.run;
+        within_limit(case.name, move || run(300));
     }
 }

@@ -403,6 +403,33 @@ pub fn run_bursts(
     with_design(design, Run(wait, producers, messages, bursts))
 }
 
+/// Runs validated bursts until `at_least` has passed (one at least) and
+/// returns what the consumer saw: the work a CPU profile samples.
+pub fn run_bursts_for(
+    design: Design,
+    wait: Wait,
+    producers: u64,
+    messages: u64,
+    at_least: Duration,
+) -> Result<Passes> {
+    struct Run(Wait, u64, u64, Duration);
+    impl WithDesign for Run {
+        type Output = Result<Passes>;
+        fn run<D: Inbox>(self) -> Result<Passes> {
+            let Run(wait, producers, messages, at_least) = self;
+            let mut burster = Burster::<D>::new(producers, messages, wait, crate::LIGHT_WORK)?;
+            let started = Instant::now();
+            loop {
+                burster.burst()?;
+                if started.elapsed() >= at_least {
+                    return Ok(std::mem::take(&mut burster.passes));
+                }
+            }
+        }
+    }
+    with_design(design, Run(wait, producers, messages, at_least))
+}
+
 /// One experiment point: a design, how its consumer waits and works, how many producers.
 #[derive(Clone, Copy, Debug)]
 pub struct PointSpec {

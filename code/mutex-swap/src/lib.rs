@@ -32,6 +32,8 @@ pub mod std_mutex_pop_one;
 pub mod std_mutex_swap;
 pub mod tokio_mutex_swap;
 
+use std::time::Duration;
+
 use harness::timing::Sampling;
 use harness::Profile;
 use serde::{Deserialize, Serialize};
@@ -159,6 +161,9 @@ pub struct Params {
     pub decisive_repeats: usize,
     /// Criterion settings for one round of one point.
     pub sampling: Sampling,
+    /// How long bursts run under the CPU profiler, per wait strategy
+    /// profiled (the std swap at the smallest wait-experiment producer count).
+    pub profile_for: Duration,
 }
 
 // ANCHOR: params
@@ -181,6 +186,7 @@ pub fn params(profile: Profile) -> Params {
             Sampling::new(10, 50, 250).flat(),
             Sampling::new(10, 150, 500).flat(),
         ),
+        profile_for: Duration::from_millis(profile.pick(500, 750, 1500)),
     }
 }
 // ANCHOR_END: params

@@ -139,6 +139,19 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
             "exhibit {} renders nothing",
             exhibit.name
         );
+        if exhibit.name == "profiles" {
+            // The smoke run records its profiles: drawn, with their table.
+            let Block::Drawn(fig) = &blocks[0] else {
+                panic!("profiles exhibit does not open with its figure: {blocks:?}")
+            };
+            roxmltree::Document::parse(&fig.svg).expect("the flame graphs are well-formed SVG");
+            assert!(matches!(blocks[1], Block::Table(_)), "{blocks:?}");
+            assert!(
+                markdown.contains("data-blocks=\"figure,table,text\""),
+                "{}",
+                &markdown[..300]
+            );
+        }
         if exhibit.name == "verdicts" {
             let Block::Verdicts(vs) = &blocks[0] else {
                 panic!("verdicts exhibit is not a Block::Verdicts")
@@ -219,7 +232,13 @@ fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) 
                     batches
                 };
                 set_mean(&mut m.timing, Estimate::around(1000.0, 0.05));
+                // Every round the same size, so the pooled batch follows
+                // from `batches` alone (criterion runs rounds of different
+                // lengths, which would weigh them unevenly).
+                let (bursts, messages) = (m.rounds[0].bursts, m.rounds[0].messages);
                 for (i, r) in m.rounds.iter_mut().enumerate() {
+                    r.bursts = bursts;
+                    r.messages = messages;
                     r.passes_with_messages = r.messages / batches[i % batches.len()];
                 }
                 m.passes = m.rounds.iter().fold(

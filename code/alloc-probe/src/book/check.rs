@@ -37,7 +37,7 @@ pub(super) fn check(data: &AllocData) -> Result<()> {
             s.name
         );
     }
-    Ok(())
+    super::counts::check(&data.creation_counts)
 }
 
 /// What `HeapProbe` guarantees of every footprint: `capacity` messages

@@ -2,6 +2,7 @@
 //! and the exhibits on the page.
 mod check;
 mod claims;
+mod counts;
 mod creation;
 mod fit;
 mod measure;
@@ -17,6 +18,7 @@ use harness::{Book, Chapter, Claim, Exhibit, ExhibitKind, Lab, Run};
 use crate::{Channel, GridPoint, ScenarioResult};
 
 pub use claims::CLAIMS;
+pub use counts::{CreationCount, COUNTED};
 
 pub struct AllocProbe;
 
@@ -27,6 +29,10 @@ pub struct AllocData {
     pub grid: Vec<GridPoint>,
     pub sweep: Vec<GridPoint>,
     pub scenarios: Vec<ScenarioResult>,
+    /// Instructions to create and drop each channel, counted by callgrind.
+    /// Absent in runs measured before instruction counts.
+    #[serde(default)]
+    pub creation_counts: Vec<CreationCount>,
 }
 
 impl Chapter for AllocProbe {
@@ -41,6 +47,7 @@ impl Chapter for AllocProbe {
         "dhat",
     ];
     const CLAIMS: &'static [Claim] = CLAIMS;
+    const COUNTED: &'static [harness::Counted] = COUNTED;
     const EXHIBITS: &'static [Exhibit<AllocData>] = &[
         Exhibit {
             name: "grid",
@@ -65,6 +72,12 @@ impl Chapter for AllocProbe {
             kind: ExhibitKind::Figure,
             about: "bytes at creation vs message size, per channel (log-log)",
             render: creation::render,
+        },
+        Exhibit {
+            name: "create-instructions",
+            kind: ExhibitKind::Table,
+            about: "instructions to create and drop each channel (callgrind), with tokio's ratios",
+            render: counts::render,
         },
         Exhibit {
             name: "scenarios",

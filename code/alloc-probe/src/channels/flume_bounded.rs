@@ -16,3 +16,10 @@ pub fn footprint<T: Payload>(capacity: usize) -> Result<Footprint> {
 pub fn hold<T: Payload>(count: usize, capacity: usize) -> Vec<impl Sized> {
     (0..count).map(|_| flume::bounded::<T>(capacity)).collect()
 }
+
+/// Creates and drops `n` channels, one after the other.
+pub fn create<T: Payload>(n: u64, capacity: usize) {
+    for _ in 0..n {
+        drop(std::hint::black_box(flume::bounded::<T>(capacity)));
+    }
+}

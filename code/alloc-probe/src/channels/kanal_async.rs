@@ -18,3 +18,10 @@ pub fn hold<T: Payload>(count: usize, capacity: usize) -> Vec<impl Sized> {
         .map(|_| kanal::bounded_async::<T>(capacity))
         .collect()
 }
+
+/// Creates and drops `n` channels, one after the other.
+pub fn create<T: Payload>(n: u64, capacity: usize) {
+    for _ in 0..n {
+        drop(std::hint::black_box(kanal::bounded_async::<T>(capacity)));
+    }
+}

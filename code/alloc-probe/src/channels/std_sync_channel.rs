@@ -19,3 +19,12 @@ pub fn hold<T: Payload>(count: usize, capacity: usize) -> Vec<impl Sized> {
         .map(|_| std::sync::mpsc::sync_channel::<T>(capacity))
         .collect()
 }
+
+/// Creates and drops `n` channels, one after the other.
+pub fn create<T: Payload>(n: u64, capacity: usize) {
+    for _ in 0..n {
+        drop(std::hint::black_box(std::sync::mpsc::sync_channel::<T>(
+            capacity,
+        )));
+    }
+}

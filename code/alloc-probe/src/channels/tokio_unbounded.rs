@@ -19,3 +19,12 @@ pub fn hold<T: Payload>(count: usize, _capacity: usize) -> Vec<impl Sized> {
         .map(|_| tokio::sync::mpsc::unbounded_channel::<T>())
         .collect()
 }
+
+/// Creates and drops `n` channels, one after the other.
+pub fn create<T: Payload>(n: u64, _capacity: usize) {
+    for _ in 0..n {
+        drop(std::hint::black_box(
+            tokio::sync::mpsc::unbounded_channel::<T>(),
+        ));
+    }
+}

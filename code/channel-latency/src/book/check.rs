@@ -9,12 +9,192 @@ use harness::timing::Timing;
 
 use super::{Data, BP_CHANNELS};
 use crate::backpressure::Latencies;
+use crate::backpressure_ladder::{rung, RUNGS};
+use crate::counted::case;
+use crate::methods::{method, METHODS};
 use crate::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
 
 pub(super) fn check(data: &Data) -> Result<()> {
     check_sweep(data)?;
     check_head_to_head(data)?;
-    check_backpressure(data)
+    check_backpressure(data)?;
+    check_methods(data)?;
+    check_ladder(data)?;
+    check_instructions(data)
+}
+
+/// Experiment A the other ways: absent (a run from before them), or every
+/// method at every size once, every timed burst checked.
+fn check_methods(data: &Data) -> Result<()> {
+    if data.methods.is_empty() {
+        return Ok(());
+    }
+    let setup = data
+        .methods_setup
+        .as_ref()
+        .context("experiment A's other ways were measured but their setup is missing")?;
+    ensure!(
+        setup.cores > 0,
+        "experiment A's other ways ran on zero cores"
+    );
+    ensure!(
+        setup.windows >= harness::stats::MIN_PAIRS && setup.pairs > 0,
+        "experiment A's other ways ran {} windows of {} samples, too few for an interval",
+        setup.windows,
+        setup.pairs
+    );
+    let mut seen = BTreeSet::new();
+    for p in &data.methods {
+        let what = format!("experiment A, {} at {} B", p.method, p.bytes);
+        method(&p.method).with_context(|| format!("{what}: unknown method"))?;
+        ensure!(
+            PAYLOAD_SIZES.contains(&p.bytes),
+            "{what}: size not in the sweep"
+        );
+        ensure!(
+            seen.insert((p.method.clone(), p.bytes)),
+            "{what}: appears twice"
+        );
+        for (name, t) in [("tokio", &p.tokio), ("crossbeam", &p.crossbeam)] {
+            ensure!(
+                t.repeats.len() == setup.windows && t.repeats.iter().all(|&n| n == setup.pairs),
+                "{what}: {name} has windows of {:?} samples, expected {} of {}",
+                t.repeats,
+                setup.windows,
+                setup.pairs
+            );
+        }
+        let timed = 2 * (setup.windows * setup.pairs) as u64;
+        ensure!(
+            p.bursts_checked >= timed + 2 * setup.fault_bursts,
+            "{what}: {} bursts checked, fewer than the {timed} timed and {} counted for faults",
+            p.bursts_checked,
+            2 * setup.fault_bursts
+        );
+        for faults in [p.tokio_faults_per_burst, p.crossbeam_faults_per_burst] {
+            ensure!(
+                faults.is_some_and(|f| f.is_finite() && f >= 0.0),
+                "{what}: {faults:?} page faults per burst"
+            );
+        }
+        p.ratio(harness::stats::Statistic::Median)?;
+    }
+    ensure!(
+        seen.len() == METHODS.len() * PAYLOAD_SIZES.len(),
+        "experiment A's other ways have {} points, expected {}",
+        seen.len(),
+        METHODS.len() * PAYLOAD_SIZES.len()
+    );
+    Ok(())
+}
+
+/// Experiment B's ladder: absent, or every rung, repeat, setting and
+/// channel once, every message received once, the latencies counted over
+/// what the method read.
+fn check_ladder(data: &Data) -> Result<()> {
+    if data.ladder.is_empty() {
+        return Ok(());
+    }
+    let setup = data
+        .ladder_setup
+        .as_ref()
+        .context("experiment B's ladder was run but its setup is missing")?;
+    ensure!(
+        setup.repeats >= harness::stats::MIN_PAIRS,
+        "experiment B's ladder has {} repeats, fewer than an interval needs",
+        setup.repeats
+    );
+    let mut seen = BTreeSet::new();
+    for l in &data.ladder {
+        let r = &l.run;
+        let what = format!(
+            "experiment B ladder, {} {} repeat {}, {} tasks, bound {}",
+            l.rung, r.channel, l.repeat, r.tasks, r.bound
+        );
+        let rung = rung(&l.rung).with_context(|| format!("{what}: unknown rung"))?;
+        ensure!(
+            BP_CHANNELS.contains(&r.channel.as_str()),
+            "{what}: unknown channel"
+        );
+        ensure!(
+            TASKS.contains(&r.tasks) && BOUNDS.contains(&r.bound) && l.repeat < setup.repeats,
+            "{what}: not a setting of the ladder"
+        );
+        ensure!(
+            seen.insert((
+                l.rung.clone(),
+                r.channel.clone(),
+                l.repeat,
+                r.tasks,
+                r.bound
+            )),
+            "{what}: appears twice"
+        );
+        let total = (r.tasks * r.messages_per_task) as u64;
+        ensure!(
+            total > 0 && r.received == total,
+            "{what}: received {} of {total} messages",
+            r.received
+        );
+        ensure!(
+            l.counted_at_end > 0 && l.counted_at_end <= r.received,
+            "{what}: {} messages counted of {}",
+            l.counted_at_end,
+            r.received
+        );
+        ensure!(
+            rung.sleeps || l.counted_at_end == r.received,
+            "{what}: a joined run counts every message"
+        );
+        ensure!(r.wall_ns > 0, "{what}: wall time is zero");
+        check_latencies(
+            &format!("{what}, before send"),
+            &r.before_send,
+            l.counted_at_end,
+        )?;
+        check_latencies(
+            &format!("{what}, enqueue to dequeue"),
+            &r.enqueue_to_dequeue,
+            l.counted_at_end,
+        )?;
+    }
+    let expected = RUNGS.len() * BP_CHANNELS.len() * setup.repeats * TASKS.len() * BOUNDS.len();
+    ensure!(
+        seen.len() == expected,
+        "experiment B's ladder has {} runs, expected {expected}",
+        seen.len()
+    );
+    Ok(())
+}
+
+/// Instruction counts: known cases, once each, more work counting more.
+fn check_instructions(data: &Data) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    for c in &data.instructions {
+        let what = format!("instruction count {}", c.name);
+        case(&c.name).with_context(|| format!("{what}: unknown case"))?;
+        ensure!(seen.insert(c.name.clone()), "{what}: appears twice");
+        ensure!(
+            c.small > 0
+                && c.large > c.small
+                && c.instructions_large > c.instructions_small
+                && c.per_op.is_finite()
+                && c.per_op > 0.0,
+            "{what}: {} instructions for {} bursts and {} for {} do not make a count per burst",
+            c.instructions_small,
+            c.small,
+            c.instructions_large,
+            c.large
+        );
+        let expected =
+            (c.instructions_large - c.instructions_small) as f64 / (c.large - c.small) as f64;
+        ensure!(
+            (c.per_op - expected).abs() <= 1e-9 * expected,
+            "{what}: {} per burst, but the counts give {expected}",
+            c.per_op
+        );
+    }
+    Ok(())
 }
 
 /// Criterion took at least its minimum of samples, each of one iteration or more.

@@ -1,9 +1,13 @@
-//! The published claims as data, and the rules that decide them from each
-//! machine's results.
+//! The published claims as data, and the verdict maps that decide them from
+//! each machine's results. A map has one row per way of measuring a claim
+//! (`other_ways::ROWS` for LAT-1..LAT-4, `queue_ladder::STEPS` and the
+//! settings for LAT-5 and LAT-6); each row applies the claim's rule to its
+//! own figures, and `Verdict::from_map` derives the headline from the rows.
 use anyhow::Result;
-use harness::fmt::{nanos, ratio, sig3};
-use harness::{Block, Book, Claim, Estimate, Outcome, Run, Unit, Verdict};
+use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
 
+use super::other_ways::{rows as a_rows, Row, NOT_IN_RUN};
+use super::queue_ladder::{fair_step, figure_of, setting_label, settings, Step, STEPS};
 use super::{size_label, Data, BP_CHANNELS};
 use crate::{BOUNDS, PAYLOAD_SIZES, TASKS};
 
@@ -12,48 +16,63 @@ const SWEEP_POST: &str =
 const BP_POST: &str =
     "[Rust training book, async channels (RustUtahChannels)](https://github.com/thebracket/RustUtahChannels)";
 
+/// Minimum effect of the payload sweep's rules: a ratio must clear its line
+/// by this fraction. The largest change of a ratio between two full runs
+/// of this chapter on the book's machine was just below it.
+pub(super) const SWEEP_MIN_EFFECT: f64 = 0.20;
+
+/// Minimum effect of the back-pressure rules: at or above how far a median
+/// latency moved between repeats of one setting on the book's machine.
+pub(super) const QUEUE_MIN_EFFECT: f64 = 0.25;
+
+/// The latency post's figure at 32 KB (LAT-3).
+const LAT3_CENTRE: f64 = 1.3;
+/// LAT-2's smallest ratio at 8 B ("about 1.9x", with room below it).
+const LAT2_FLOOR: f64 = 1.5;
+
 // ANCHOR: claims
 pub(super) const CLAIMS: &[Claim] = &[
     Claim {
         id: "LAT-1",
         statement: "On x86-64, tokio mpsc and crossbeam-channel take about the same time at 1 KB and 4 KB payloads.",
         source: SWEEP_POST,
-        rule: "On each x86-64 machine, the 95 % interval of the tokio/crossbeam ratio of median burst times ([u8; N] payload) lies wholly within 0.9 to 1.1 at both 1024 B and 4096 B; \
-               it does not hold if either ratio's interval lies wholly outside that range; otherwise inconclusive.",
+        rule: "Minimum effect 20 %. Each row of the map (a reading of the published seed, a step of the ladder to the fair ratio, a statistic, a runtime setting) holds on an x86-64 machine when the 95 % interval of the tokio/crossbeam ratio of burst times ([u8; N]) lies wholly within 1/1.2 to 1.2 at both 1024 B and 4096 B, does not hold when either lies wholly outside, and is inconclusive otherwise. \
+               The headline holds, or does not, only when every decided row agrees; when rows split it names the rows where the claim holds.",
     },
     Claim {
         id: "LAT-2",
         statement: "On x86-64, the smallest payload (8 B) shows the largest tokio/crossbeam ratio, about 1.9x.",
         source: SWEEP_POST,
-        rule: "On each x86-64 machine, the ratio at 8 B is the largest of the eight sizes and is at least 1.5: it holds if the 8 B interval lies wholly above 1.5 and above every other size's interval; \
-               it does not hold if another size's interval lies wholly above the 8 B interval, or the 8 B interval lies wholly below 1.5; otherwise inconclusive.",
+        rule: "Minimum effect 20 %. A row holds on an x86-64 machine when the 8 B ratio's interval lies wholly at or above 1.5 and no other size's ratio exceeds it by the minimum effect (every size's ratio over the 8 B ratio lies wholly below 1.2: a tie within 20 % counts as largest); \
+               it does not hold when some size's ratio is at least 1.2 times the 8 B ratio, or the 8 B interval lies wholly below 1.5; otherwise inconclusive. Headline from the map as for LAT-1.",
     },
     Claim {
         id: "LAT-3",
         statement: "At 32 KB the tokio/crossbeam ratio settles near 1.3x on both architectures.",
         source: SWEEP_POST,
-        rule: "On each machine, the 95 % interval of the ratio at 32768 B lies wholly within 1.15 to 1.45 (1.3 ± 0.15); it does not hold if the interval lies wholly outside; \
-               otherwise inconclusive. Both architectures need results.",
+        rule: "Minimum effect 20 %. A row holds on a machine when the 95 % interval of the ratio at 32768 B lies wholly within 1.3/1.2 to 1.3 x 1.2; it does not hold when the interval lies wholly outside; otherwise inconclusive. \
+               Both architectures need results. Headline from the map as for LAT-1.",
     },
     Claim {
         id: "LAT-4",
         statement: "On arm64, tokio mpsc is slower than crossbeam-channel at every payload size.",
         source: SWEEP_POST,
-        rule: "On each arm64 machine, the lower end of the ratio's 95 % interval is above 1 at all eight sizes; \
-               it does not hold if some size's interval lies wholly below 1; otherwise inconclusive.",
+        rule: "Minimum effect 20 %. A row holds on an arm64 machine when the ratio's 95 % interval lies wholly at or above 1.2 at all eight sizes; \
+               it does not hold when some size's interval lies wholly below 1.2; otherwise inconclusive. Headline from the map as for LAT-1.",
     },
     Claim {
         id: "LAT-5",
         statement: "Under back-pressure, kanal's async channel has lower latency than tokio's at every tasks x bound setting.",
         source: BP_POST,
-        rule: "On each machine, kanal's mean latency (published method: stamped before send().await) is at least 5 % below tokio's at every tasks x bound setting; \
-               any setting where it is at least 5 % above means it does not hold; otherwise inconclusive.",
+        rule: "Minimum effect 25 %. Each row of the map (a step of the ladder from the published method to the fair one, the fair run read another way, one setting, one long run) holds when tokio's latency over kanal's, paired repeat by repeat, has its 95 % interval wholly at or above 1.25 at every setting the row covers; \
+               it does not hold when some setting's interval lies wholly below 1.25; otherwise inconclusive. The headline holds, or does not, only when every decided row agrees; when rows split it names the rows where the claim holds.",
     },
     Claim {
         id: "LAT-6",
         statement: "Latency grows with the channel bound (larger queues, longer waits).",
         source: BP_POST,
-        rule: "On each machine, for both channels and both task counts, the mean latency (published method) rises by more than 5 % at each step of the bound (1, 100, 1000).",
+        rule: "Minimum effect 25 %. A row holds when, for both channels and both task counts, the latency at each step of the bound (1 to 100, 100 to 1000) over the one before, paired by repeat, has its 95 % interval wholly at or above 1.25; \
+               it does not hold when some step's interval lies wholly below 1.25; otherwise inconclusive. Headline from the map as for LAT-5.",
     },
 ];
 // ANCHOR_END: claims
@@ -73,192 +92,358 @@ fn is_arm64(run: &Run<Data>) -> bool {
     run.arch() == "aarch64" || run.arch() == "arm64"
 }
 
-/// The head-to-head ratio at every payload size, in size order.
-fn ratios(run: &Run<Data>) -> Result<Vec<(usize, Estimate)>> {
-    PAYLOAD_SIZES
+/// A row's outcome and the figure that decided it.
+type Decided = (Outcome, String);
+
+fn not_in_run() -> Decided {
+    (Outcome::NotMeasured, NOT_IN_RUN.to_string())
+}
+
+fn show(e: &Estimate) -> String {
+    e.show(Unit::Ratio)
+}
+
+fn condition(axis: &str, setting: &str, published: bool, fair: bool, d: Decided) -> Condition {
+    let c = Condition::new(axis, setting, d.0, d.1);
+    match (published, fair) {
+        (true, _) => c.as_published(),
+        (_, true) => c.fair(),
+        _ => c,
+    }
+}
+
+/// The verdict a map gives, its evidence the fair row's figure.
+fn verdict_of(id: &str, run: &Run<Data>, rows: Vec<Condition>) -> Verdict {
+    let evidence = rows
         .iter()
-        .map(|&b| Ok((b, run.data.tokio_over_crossbeam(b)?)))
+        .find(|c| c.fair)
+        .map(|c| format!("fair experiment: {}", c.figure))
+        .unwrap_or_default();
+    Verdict::from_map(claim(id), run.machine(), rows, evidence)
+}
+
+// ------------------------------------------------ LAT-1..LAT-4: the sweep
+
+/// One row's ratios at `sizes`, `None` when this run lacks the row.
+fn ratios(d: &Data, row: Row, sizes: &[usize]) -> Result<Option<Vec<(usize, Estimate)>>> {
+    let mut out = Vec::new();
+    for &b in sizes {
+        match d.ratio_by(row.source, b)? {
+            Some(r) => out.push((b, r)),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The map of a sweep claim: every row of `other_ways::ROWS`, each decided
+/// by `rule` on its ratios at `sizes`.
+fn sweep_map(
+    run: &Run<Data>,
+    sizes: &[usize],
+    rule: fn(&[(usize, Estimate)]) -> Decided,
+) -> Result<Vec<Condition>> {
+    a_rows()
+        .map(|row| {
+            let decided = match ratios(&run.data, row, sizes)? {
+                Some(r) => rule(&r),
+                None => not_in_run(),
+            };
+            Ok(condition(
+                row.axis,
+                row.setting,
+                row.as_published,
+                row.fair,
+                decided,
+            ))
+        })
         .collect()
 }
 
-fn lat1(run: &Run<Data>) -> Result<Verdict> {
-    let a = run.data.tokio_over_crossbeam(1024)?;
-    let b = run.data.tokio_over_crossbeam(4096)?;
-    Ok(Verdict::new(
-        claim("LAT-1"),
-        run.machine(),
-        Outcome::all_of(&[Outcome::within(&a, 0.9, 1.1), Outcome::within(&b, 0.9, 1.1)]),
-        format!(
-            "ratio {} at 1 KiB and {} at 4 KiB",
-            a.show(Unit::Ratio),
-            b.show(Unit::Ratio)
-        ),
-    ))
+fn lat1_rule(r: &[(usize, Estimate)]) -> Decided {
+    let (lo, hi) = (1.0 / (1.0 + SWEEP_MIN_EFFECT), 1.0 + SWEEP_MIN_EFFECT);
+    let parts: Vec<Outcome> = r.iter().map(|(_, e)| Outcome::within(e, lo, hi)).collect();
+    let figure = r
+        .iter()
+        .map(|(b, e)| format!("{} at {}", show(e), size_label(*b)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (Outcome::all_of(&parts), figure)
 }
 
-fn lat2(run: &Run<Data>) -> Result<Verdict> {
-    let ratios = ratios(run)?;
-    let (top_bytes, top) = ratios
+fn lat2_rule(r: &[(usize, Estimate)]) -> Decided {
+    let at8 = r[0].1;
+    // Each other size's ratio over the 8 B ratio, with a conservative interval.
+    let over: Vec<(usize, Estimate)> = r[1..]
+        .iter()
+        .map(|(b, e)| (*b, Estimate::ratio(e, &at8)))
+        .collect();
+    let line = 1.0 + SWEEP_MIN_EFFECT;
+    let outcome = if at8.at_least(LAT2_FLOOR) == Some(false)
+        || over.iter().any(|(_, q)| q.at_least(line) == Some(true))
+    {
+        Outcome::DoesNotHold
+    } else if at8.at_least(LAT2_FLOOR) == Some(true)
+        && over.iter().all(|(_, q)| q.at_least(line) == Some(false))
+    {
+        Outcome::Holds
+    } else {
+        Outcome::Inconclusive
+    };
+    let (top_bytes, top) = r[1..]
         .iter()
         .max_by(|a, b| a.1.point_ns.total_cmp(&b.1.point_ns))
         .copied()
         .expect("eight sizes");
-    let at8 = ratios[0].1;
-    let clearly_larger = ratios[1..].iter().any(|(_, r)| r.lower_ns > at8.upper_ns);
-    let clearly_largest = ratios[1..].iter().all(|(_, r)| at8.lower_ns > r.upper_ns);
-    let outcome = if clearly_largest && at8.lower_ns >= 1.5 {
-        Outcome::Holds
-    } else if clearly_larger || at8.upper_ns < 1.5 {
+    (
+        outcome,
+        format!(
+            "{} at 8 B; the largest other {} at {}",
+            show(&at8),
+            show(&top),
+            size_label(top_bytes)
+        ),
+    )
+}
+
+fn lat3_rule(r: &[(usize, Estimate)]) -> Decided {
+    let e = r[0].1;
+    (
+        Outcome::within(
+            &e,
+            LAT3_CENTRE / (1.0 + SWEEP_MIN_EFFECT),
+            LAT3_CENTRE * (1.0 + SWEEP_MIN_EFFECT),
+        ),
+        format!("{} at 32 KiB", show(&e)),
+    )
+}
+
+fn lat4_rule(r: &[(usize, Estimate)]) -> Decided {
+    let line = 1.0 + SWEEP_MIN_EFFECT;
+    let parts: Vec<Option<bool>> = r.iter().map(|(_, e)| e.at_least(line)).collect();
+    let outcome = if parts.contains(&Some(false)) {
         Outcome::DoesNotHold
+    } else if parts.iter().all(|p| *p == Some(true)) {
+        Outcome::Holds
     } else {
         Outcome::Inconclusive
     };
-    Ok(Verdict::new(
-        claim("LAT-2"),
-        run.machine(),
-        outcome,
-        format!(
-            "ratio {} at 8 B; largest {} at {}",
-            at8.show(Unit::Ratio),
-            top.show(Unit::Ratio),
-            size_label(top_bytes)
-        ),
-    ))
-}
-
-fn lat3(run: &Run<Data>) -> Result<Verdict> {
-    let r = run.data.tokio_over_crossbeam(32768)?;
-    Ok(Verdict::new(
-        claim("LAT-3"),
-        run.machine(),
-        Outcome::within(&r, 1.15, 1.45),
-        format!("ratio {} at 32 KiB ({})", r.show(Unit::Ratio), run.arch()),
-    ))
-}
-
-fn lat4(run: &Run<Data>) -> Result<Verdict> {
-    let ratios = ratios(run)?;
-    let (b, r) = ratios
+    let (b, lowest) = r
         .iter()
         .min_by(|x, y| x.1.lower_ns.total_cmp(&y.1.lower_ns))
         .copied()
         .expect("eight sizes");
-    // Strictly above 1: a lower end of exactly 1 is not "slower".
-    let outcome = if r.lower_ns > 1.0 {
-        Outcome::Holds
-    } else if ratios.iter().any(|(_, e)| e.upper_ns < 1.0) {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
-    };
-    Ok(Verdict::new(
-        claim("LAT-4"),
-        run.machine(),
+    (
         outcome,
+        format!("lowest {} at {}", show(&lowest), size_label(b)),
+    )
+}
+
+fn sweep_verdict(
+    id: &str,
+    run: &Run<Data>,
+    sizes: &[usize],
+    rule: fn(&[(usize, Estimate)]) -> Decided,
+) -> Result<Verdict> {
+    Ok(verdict_of(id, run, sweep_map(run, sizes, rule)?))
+}
+
+// ------------------------------------------- LAT-5, LAT-6: back-pressure
+
+/// An estimate with no interval: the figure of one long run.
+fn exactly(x: f64) -> Result<Estimate> {
+    Estimate::new(x, x, x)
+}
+
+/// `(setting, estimate)` pairs decided against `line`, all of them holding
+/// for the row to hold; the figure names the smallest and the largest.
+fn all_above(parts: &[(String, Estimate)], what: &str) -> Decided {
+    let line = 1.0 + QUEUE_MIN_EFFECT;
+    let outcome = Outcome::all_of(
+        &parts
+            .iter()
+            .map(|(_, e)| Outcome::at_least(e, line))
+            .collect::<Vec<_>>(),
+    );
+    let by_point =
+        |a: &&(String, Estimate), b: &&(String, Estimate)| a.1.point_ns.total_cmp(&b.1.point_ns);
+    let lo = parts.iter().min_by(by_point).expect("a setting");
+    let hi = parts.iter().max_by(by_point).expect("a setting");
+    let figure = if parts.len() == 1 {
+        format!("{what} {}", show(&lo.1))
+    } else {
         format!(
-            "lowest interval {} at {}",
-            r.show(Unit::Ratio),
-            size_label(b)
-        ),
-    ))
+            "{what} from {} ({}) to {} ({})",
+            show(&lo.1),
+            lo.0,
+            show(&hi.1),
+            hi.0
+        )
+    };
+    (outcome, figure)
 }
 
-fn bp_mean(run: &Run<Data>, channel: &str, tasks: usize, bound: usize) -> Result<f64> {
-    Ok(run.data.bp(channel, tasks, bound)?.before_send.mean_ns)
-}
-
-fn lat5(run: &Run<Data>) -> Result<Verdict> {
-    let mut rel = Vec::new();
-    for tasks in TASKS {
-        for bound in BOUNDS {
-            let k = bp_mean(run, "kanal-async", tasks, bound)?;
-            let t = bp_mean(run, "tokio", tasks, bound)?;
-            rel.push((tasks, bound, k / t));
+/// LAT-5 on one step of the ladder over `at` settings.
+fn lat5_step(d: &Data, s: Step, at: &[(usize, usize)]) -> Result<Decided> {
+    let mut parts = Vec::new();
+    for &(tasks, bound) in at {
+        match d.step_ratio(s, tasks, bound)? {
+            Some(r) => parts.push((setting_label(tasks, bound), r)),
+            None => return Ok(not_in_run()),
         }
     }
-    let outcome = if rel.iter().all(|r| r.2 <= 0.95) {
-        Outcome::Holds
-    } else if rel.iter().any(|r| r.2 >= 1.05) {
-        Outcome::DoesNotHold
-    } else {
-        Outcome::Inconclusive
-    };
-    let lo = rel.iter().min_by(|a, b| a.2.total_cmp(&b.2)).expect("grid");
-    let hi = rel.iter().max_by(|a, b| a.2.total_cmp(&b.2)).expect("grid");
-    Ok(Verdict::new(
-        claim("LAT-5"),
-        run.machine(),
-        outcome,
-        format!(
-            "kanal's mean is {} % of tokio's ({} tasks, bound {}) to {} % ({} tasks, bound {})",
-            sig3(lo.2 * 100.0),
-            lo.0,
-            lo.1,
-            sig3(hi.2 * 100.0),
-            hi.0,
-            hi.1
-        ),
-    ))
+    Ok(all_above(&parts, "tokio ÷ kanal"))
 }
 
-fn lat6(run: &Run<Data>) -> Result<Verdict> {
-    let mut failures = Vec::new();
-    let mut steps = Vec::new();
+/// LAT-6 on one step of the ladder for `at` (channel, tasks) pairs.
+fn lat6_step(d: &Data, s: Step, at: &[(&str, usize)]) -> Result<Decided> {
+    let mut parts = Vec::new();
+    for &(channel, tasks) in at {
+        for w in BOUNDS.windows(2) {
+            match d.step_growth(s, channel, tasks, w[0], w[1])? {
+                Some(g) => parts.push((
+                    format!("{channel}, {tasks} tasks, bound {} to {}", w[0], w[1]),
+                    g,
+                )),
+                None => return Ok(not_in_run()),
+            }
+        }
+    }
+    Ok(all_above(&parts, "growth per step of the bound"))
+}
+
+/// The long single runs (`Data::runs`) read the fair way: in queue, median.
+fn long_runs_lat5(d: &Data) -> Result<Decided> {
+    let s = fair_step();
+    let mut parts = Vec::new();
+    for (tasks, bound) in settings() {
+        let t = figure_of(d.bp("tokio", tasks, bound)?, s.clock, s.figure);
+        let k = figure_of(d.bp("kanal-async", tasks, bound)?, s.clock, s.figure);
+        parts.push((setting_label(tasks, bound), exactly(t / k)?));
+    }
+    Ok(all_above(&parts, "tokio ÷ kanal"))
+}
+
+fn long_runs_lat6(d: &Data) -> Result<Decided> {
+    let s = fair_step();
+    let mut parts = Vec::new();
     for channel in BP_CHANNELS {
         for tasks in TASKS {
-            let means = BOUNDS
-                .iter()
-                .map(|&b| bp_mean(run, channel, tasks, b))
-                .collect::<Result<Vec<_>>>()?;
-            let growth: Vec<f64> = means.windows(2).map(|w| w[1] / w[0]).collect();
-            steps.extend(growth.iter().copied());
-            if growth.iter().any(|g| *g <= 1.05) {
-                failures.push(format!(
-                    "{channel} at {tasks} tasks: {}",
-                    means
-                        .iter()
-                        .map(|m| nanos(*m))
-                        .collect::<Vec<_>>()
-                        .join(" → ")
+            for w in BOUNDS.windows(2) {
+                let at = |b| {
+                    Ok::<_, anyhow::Error>(figure_of(d.bp(channel, tasks, b)?, s.clock, s.figure))
+                };
+                parts.push((
+                    format!("{channel}, {tasks} tasks, bound {} to {}", w[0], w[1]),
+                    exactly(at(w[1])? / at(w[0])?)?,
                 ));
             }
         }
     }
-    let smallest = steps.iter().copied().fold(f64::INFINITY, f64::min);
-    let evidence = if failures.is_empty() {
-        format!(
-            "every step of the bound raises the mean, by at least {}; queueing, see the Little's law table",
-            ratio(smallest)
-        )
-    } else {
-        format!("no clear rise for {}", failures.join("; "))
-    };
-    Ok(Verdict::new(
-        claim("LAT-6"),
-        run.machine(),
-        Outcome::from_bool(failures.is_empty()),
-        evidence,
-    ))
+    Ok(all_above(&parts, "growth per step of the bound"))
 }
+
+/// What the long runs are called on the maps.
+fn long_runs_setting(d: &Data) -> String {
+    format!(
+        "one long run of {} messages per setting, fair method (no interval)",
+        harness::fmt::thousands(d.backpressure.messages_per_point as u64)
+    )
+}
+
+fn lat5(run: &Run<Data>) -> Result<Verdict> {
+    let d = &run.data;
+    let all: Vec<(usize, usize)> = settings().collect();
+    let mut rows = Vec::new();
+    for s in STEPS {
+        rows.push(condition(
+            s.axis,
+            s.setting,
+            s.as_published,
+            s.fair,
+            lat5_step(d, s, &all)?,
+        ));
+    }
+    for &(tasks, bound) in &all {
+        rows.push(condition(
+            "setting",
+            &format!("{} (fair experiment)", setting_label(tasks, bound)),
+            false,
+            false,
+            lat5_step(d, fair_step(), &[(tasks, bound)])?,
+        ));
+    }
+    rows.push(condition(
+        "messages per run",
+        &long_runs_setting(d),
+        false,
+        false,
+        long_runs_lat5(d)?,
+    ));
+    Ok(verdict_of("LAT-5", run, rows))
+}
+
+fn lat6(run: &Run<Data>) -> Result<Verdict> {
+    let d = &run.data;
+    let all: Vec<(&str, usize)> = BP_CHANNELS
+        .iter()
+        .flat_map(|&c| TASKS.into_iter().map(move |t| (c, t)))
+        .collect();
+    let mut rows = Vec::new();
+    for s in STEPS {
+        rows.push(condition(
+            s.axis,
+            s.setting,
+            s.as_published,
+            s.fair,
+            lat6_step(d, s, &all)?,
+        ));
+    }
+    for &(channel, tasks) in &all {
+        rows.push(condition(
+            "setting",
+            &format!("{channel}, {tasks} tasks (fair experiment)"),
+            false,
+            false,
+            lat6_step(d, fair_step(), &[(channel, tasks)])?,
+        ));
+    }
+    rows.push(condition(
+        "messages per run",
+        &long_runs_setting(d),
+        false,
+        false,
+        long_runs_lat6(d)?,
+    ));
+    Ok(verdict_of("LAT-6", run, rows))
+}
+
+// ------------------------------------------------------------ the verdicts
 
 /// One verdict per claim and machine that can decide it; "not measured" where none can.
 pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     let x86: Vec<_> = book.runs.iter().filter(|r| is_x86_64(r)).collect();
     let arm: Vec<_> = book.runs.iter().filter(|r| is_arm64(r)).collect();
-    for (id, f) in [
-        ("LAT-1", lat1 as fn(&Run<Data>) -> Result<Verdict>),
-        ("LAT-2", lat2),
+    let all_sizes = PAYLOAD_SIZES.to_vec();
+    let lat1: &[usize] = &[1024, 4096];
+    for (id, sizes, rule) in [
+        (
+            "LAT-1",
+            lat1,
+            lat1_rule as fn(&[(usize, Estimate)]) -> Decided,
+        ),
+        ("LAT-2", &all_sizes[..], lat2_rule),
     ] {
         if x86.is_empty() {
             out.push(Verdict::not_measured(claim(id), "no x86-64 results yet"));
         }
         for run in &x86 {
-            out.push(f(run)?);
+            out.push(sweep_verdict(id, run, sizes, rule)?);
         }
     }
     for run in &book.runs {
-        out.push(lat3(run)?);
+        out.push(sweep_verdict("LAT-3", run, &[32768], lat3_rule)?);
     }
     if arm.is_empty() {
         out.push(Verdict::not_measured(
@@ -279,7 +464,7 @@ pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
         ));
     }
     for run in &arm {
-        out.push(lat4(run)?);
+        out.push(sweep_verdict("LAT-4", run, &all_sizes, lat4_rule)?);
     }
     for run in &book.runs {
         out.push(lat5(run)?);
@@ -288,4 +473,113 @@ pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
         out.push(lat6(run)?);
     }
     Ok(vec![Block::Verdicts(out)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(pairs: &[(usize, f64, f64)]) -> Vec<(usize, Estimate)> {
+        pairs
+            .iter()
+            .map(|&(b, p, spread)| (b, Estimate::around(p, spread)))
+            .collect()
+    }
+
+    #[test]
+    fn the_rules_state_their_minimum_effects() {
+        let sweep = format!("Minimum effect {} %", (SWEEP_MIN_EFFECT * 100.0).round());
+        let queue = format!("Minimum effect {} %", (QUEUE_MIN_EFFECT * 100.0).round());
+        for c in CLAIMS {
+            let expected = if c.source == BP_POST { &queue } else { &sweep };
+            assert!(
+                c.rule.starts_with(expected.as_str()),
+                "{}: {}",
+                c.id,
+                c.rule
+            );
+        }
+    }
+
+    #[test]
+    fn lat2_counts_a_tie_within_the_minimum_effect_as_largest() {
+        let mut r = at(&[(8, 3.4, 0.02), (64, 3.6, 0.02)]);
+        r.extend(
+            PAYLOAD_SIZES[2..]
+                .iter()
+                .map(|&b| (b, Estimate::around(2.0, 0.02))),
+        );
+        // 64 B is 6 % above 8 B: a real difference, below the minimum effect.
+        assert_eq!(lat2_rule(&r).0, Outcome::Holds);
+        r[1].1 = Estimate::around(4.5, 0.02);
+        assert_eq!(lat2_rule(&r).0, Outcome::DoesNotHold);
+        r[1].1 = Estimate::around(4.0, 0.05);
+        assert_eq!(lat2_rule(&r).0, Outcome::Inconclusive, "straddles 1.2 x");
+        r[1].1 = Estimate::around(2.0, 0.02);
+        r[0].1 = Estimate::around(1.2, 0.02);
+        assert_eq!(lat2_rule(&r).0, Outcome::DoesNotHold, "below 1.5 at 8 B");
+        let figure = lat2_rule(&r).1;
+        assert!(figure.starts_with("1.20× ["), "{figure}");
+    }
+
+    #[test]
+    fn the_sweep_rules_decide_only_beyond_the_minimum_effect() {
+        // LAT-1: about the same means within 20 %.
+        assert_eq!(
+            lat1_rule(&at(&[(1024, 1.1, 0.02), (4096, 0.9, 0.02)])).0,
+            Outcome::Holds
+        );
+        assert_eq!(
+            lat1_rule(&at(&[(1024, 1.1, 0.02), (4096, 1.5, 0.02)])).0,
+            Outcome::DoesNotHold
+        );
+        // LAT-3: 1.25 and 1.44 (two full runs) both lie near 1.3.
+        assert_eq!(lat3_rule(&at(&[(32768, 1.25, 0.03)])).0, Outcome::Holds);
+        assert_eq!(lat3_rule(&at(&[(32768, 1.44, 0.03)])).0, Outcome::Holds);
+        assert_eq!(
+            lat3_rule(&at(&[(32768, 2.0, 0.03)])).0,
+            Outcome::DoesNotHold
+        );
+        assert_eq!(
+            lat3_rule(&at(&[(32768, 1.55, 0.05)])).0,
+            Outcome::Inconclusive
+        );
+        // LAT-4: slower by the minimum effect at every size.
+        let all = |p: f64| {
+            PAYLOAD_SIZES
+                .iter()
+                .map(|&b| (b, Estimate::around(p, 0.02)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lat4_rule(&all(1.4)).0, Outcome::Holds);
+        assert_eq!(
+            lat4_rule(&all(1.1)).0,
+            Outcome::DoesNotHold,
+            "slower, but by less than 20 %"
+        );
+        let mut mixed = all(1.4);
+        mixed[3].1 = Estimate::around(1.2, 0.05);
+        assert_eq!(lat4_rule(&mixed).0, Outcome::Inconclusive);
+        assert!(
+            lat4_rule(&mixed).1.contains("at 512 B"),
+            "{}",
+            lat4_rule(&mixed).1
+        );
+    }
+
+    #[test]
+    fn back_pressure_rows_need_every_setting_past_the_minimum_effect() {
+        let e = |p: f64| Estimate::around(p, 0.05);
+        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.5))];
+        let (o, figure) = all_above(&parts, "tokio ÷ kanal");
+        assert_eq!(o, Outcome::Holds);
+        assert!(
+            figure.starts_with("tokio ÷ kanal from 1.50× [") && figure.contains("(b) to 3.00×"),
+            "{figure}"
+        );
+        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.1))];
+        assert_eq!(all_above(&parts, "x").0, Outcome::DoesNotHold);
+        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.25))];
+        assert_eq!(all_above(&parts, "x").0, Outcome::Inconclusive);
+    }
 }

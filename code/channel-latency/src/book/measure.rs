@@ -5,12 +5,15 @@ use harness::timing::Sampling;
 use harness::Lab;
 use tokio::runtime::Runtime;
 
-use super::{BackpressureSetup, Data, SweepSetup, BP_CHANNELS};
+use super::{BackpressureSetup, Data, LadderSetup, MethodsSetup, SweepSetup, BP_CHANNELS};
+use crate::backpressure_ladder::{self, LadderRun, RUNGS};
+use crate::drivers::{self, Runtimes};
 use crate::head_to_head::{self, HeadToHead};
+use crate::methods::{self, MethodPoint, METHODS};
 use crate::sweep::{self, MemcpyPoint};
 use crate::{
-    backpressure, backpressure_messages, head_to_head_windows, sweep_repeats, sweep_sampling,
-    Carry, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
+    backpressure, backpressure_messages, counted, head_to_head_windows, sweep_repeats,
+    sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
 
 /// Points of experiment A's sweep at one size: every variant with both
@@ -24,14 +27,29 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let per_point = backpressure_messages(profile);
     let rt = sweep::current_thread_runtime()?;
     let windows = head_to_head_windows(profile);
-    let sweep_steps = PAYLOAD_SIZES.len() * (repeats * PER_SIZE + windows);
-    let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len();
-    lab.progress().set_total((sweep_steps + bp_steps) as u64);
+    let other_windows = methods::windows(profile).0;
+    let sweep_steps =
+        PAYLOAD_SIZES.len() * (repeats * PER_SIZE + windows + other_windows * METHODS.len());
+    let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len() * (1 + ladder_steps());
+    let cases = counted::cases_for(profile);
+    lab.progress()
+        .set_total((sweep_steps + bp_steps + cases.len()) as u64);
 
     let (points, memcpy) = sweep(lab, &rt, sampling, repeats)?;
     let head_to_head = head_to_head(lab, &rt, windows)?;
     drop(rt);
+    let methods = other_ways(lab)?;
     let runs = backpressure(lab, per_point)?;
+    let ladder = ladder(lab)?;
+    let mut instructions = Vec::new();
+    for case in cases {
+        lab.progress().step(format_args!(
+            "instructions counted (callgrind), {}",
+            case.name
+        ));
+        let (small, large) = counted::bursts(case);
+        instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
+    }
 
     Ok(Data {
         sweep: SweepSetup {
@@ -58,7 +76,88 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
             messages_per_point: per_point,
         },
         runs,
+        methods,
+        methods_setup: Some(MethodsSetup {
+            windows: methods::windows(profile).0,
+            pairs: methods::windows(profile).1,
+            sample_bursts: PAYLOAD_SIZES.map(methods::sample_bursts).to_vec(),
+            cores: drivers::cores(),
+            fault_bursts: methods::FAULT_BURSTS,
+            cache_bytes: crate::cache::last_level_bytes(),
+        }),
+        instructions,
+        ladder,
+        ladder_setup: Some(LadderSetup {
+            repeats: backpressure_ladder::REPEATS,
+            messages_per_run: backpressure_ladder::messages(profile),
+            pause_ms: backpressure_ladder::pause(profile).as_millis() as u64,
+            worker_threads: backpressure::worker_threads(),
+        }),
     })
+}
+
+/// Experiment A the other ways (`methods::METHODS`), window after window
+/// in passes over every size and method, like the head-to-head timing.
+fn other_ways(lab: &Lab) -> Result<Vec<MethodPoint>> {
+    let (windows, pairs) = methods::windows(lab.profile());
+    let rts = Runtimes::new()?;
+    let mut parts: Vec<Vec<MethodPoint>> = vec![Vec::new(); PAYLOAD_SIZES.len() * METHODS.len()];
+    for window in 0..windows {
+        for (size, bytes) in PAYLOAD_SIZES.into_iter().enumerate() {
+            for (i, m) in METHODS.iter().enumerate() {
+                lab.progress().step(format_args!(
+                    "A, another way: {} at {bytes} B (window {} of {windows})",
+                    m.id,
+                    window + 1
+                ));
+                parts[size * METHODS.len() + i]
+                    .push(methods::window(m, bytes, window, pairs, &rts)?);
+            }
+        }
+    }
+    parts.into_iter().map(MethodPoint::pooled).collect()
+}
+
+/// Runs per setting and channel of experiment B's ladder.
+fn ladder_steps() -> usize {
+    backpressure_ladder::REPEATS * RUNGS.len()
+}
+
+/// Experiment B's ladder: pass after pass (one per repeat) over every
+/// setting, every rung and both channels at each, the channel that goes
+/// first alternating from pass to pass.
+fn ladder(lab: &Lab) -> Result<Vec<LadderRun>> {
+    let profile = lab.profile();
+    let mut runs = Vec::new();
+    for repeat in 0..backpressure_ladder::REPEATS {
+        for tasks in TASKS {
+            for bound in BOUNDS {
+                for rung in RUNGS {
+                    let mut channels = BP_CHANNELS;
+                    if repeat % 2 == 1 {
+                        channels.reverse();
+                    }
+                    for channel in channels {
+                        lab.progress().step(format_args!(
+                            "B ladder: {} {channel}, {tasks} tasks, bound {bound} (repeat {} of {})",
+                            rung.id,
+                            repeat + 1,
+                            backpressure_ladder::REPEATS
+                        ));
+                        runs.push(match channel {
+                            "tokio" => backpressure_ladder::run::<backpressure::Tokio>(
+                                rung, profile, tasks, bound, repeat,
+                            ),
+                            _ => backpressure_ladder::run::<backpressure::KanalAsync>(
+                                rung, profile, tasks, bound, repeat,
+                            ),
+                        }?);
+                    }
+                }
+            }
+        }
+    }
+    Ok(runs)
 }
 
 /// Experiment A's sweep, every point measured `repeats` times and pooled.

@@ -6,9 +6,13 @@ mod burst_times;
 mod check;
 mod claims;
 mod coordination;
+mod instructions;
+mod large_payloads;
 mod measure;
+mod other_ways;
 mod parameters;
 mod published;
+mod queue_ladder;
 mod queueing;
 mod ratio;
 
@@ -16,11 +20,13 @@ use anyhow::Result;
 use harness::render::escape;
 use harness::stats::{ratio as ratio_of, Statistic};
 use harness::timing::Timing;
-use harness::{grid, Chapter, Claim, Estimate, Exhibit, ExhibitKind, Lab, Point, Run};
+use harness::{grid, Chapter, Claim, Estimate, Exhibit, ExhibitKind, Lab, PerOp, Point, Run};
 use serde::{Deserialize, Serialize};
 
 use crate::backpressure;
+use crate::backpressure_ladder::LadderRun;
 use crate::head_to_head::HeadToHead;
+use crate::methods::MethodPoint;
 use crate::sweep::{self, MemcpyPoint};
 use crate::{Carry, Variant, PAYLOAD_SIZES};
 
@@ -56,6 +62,30 @@ pub struct BackpressureSetup {
     pub messages_per_point: usize,
 }
 
+/// How experiment A was measured the other ways (`methods::METHODS`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodsSetup {
+    /// Windows per method and size, and samples of each channel per window.
+    pub windows: usize,
+    pub pairs: usize,
+    /// Bursts per sample of the seed's readings, per size.
+    pub sample_bursts: Vec<u64>,
+    /// Worker threads of the multi-thread runtime with one per core.
+    pub cores: usize,
+    pub fault_bursts: u64,
+    /// The machine's largest CPU cache (`cache::last_level_bytes`).
+    pub cache_bytes: Option<u64>,
+}
+
+/// How experiment B's ladder was run (`backpressure_ladder`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LadderSetup {
+    pub repeats: usize,
+    pub messages_per_run: usize,
+    pub pause_ms: u64,
+    pub worker_threads: usize,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Data {
     pub sweep: SweepSetup,
@@ -65,6 +95,21 @@ pub struct Data {
     pub head_to_head: Vec<HeadToHead>,
     pub backpressure: BackpressureSetup,
     pub runs: Vec<backpressure::Run>,
+    /// Experiment A the seed's ways, the ladder's and the sensitivity
+    /// settings'. Absent in runs measured before the verdict maps, as are
+    /// the fields below.
+    #[serde(default)]
+    pub methods: Vec<MethodPoint>,
+    #[serde(default)]
+    pub methods_setup: Option<MethodsSetup>,
+    /// Instructions per burst, counted by callgrind (`counted::COUNTED`).
+    #[serde(default)]
+    pub instructions: Vec<PerOp>,
+    /// Experiment B from the published method to the fair one.
+    #[serde(default)]
+    pub ladder: Vec<LadderRun>,
+    #[serde(default)]
+    pub ladder_setup: Option<LadderSetup>,
 }
 
 /// Experiment B's channels, in table order.
@@ -166,6 +211,36 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         render: ratio::table,
     },
     Exhibit {
+        name: "seed-ladder",
+        kind: ExhibitKind::Table,
+        about: "tokio/crossbeam ratio: the published seed read four ways, then the ladder to the fair ratio",
+        render: other_ways::seed_and_ladder,
+    },
+    Exhibit {
+        name: "sweep-sensitivity",
+        kind: ExhibitKind::Table,
+        about: "tokio/crossbeam ratio: the fair experiment with one choice made differently",
+        render: other_ways::sensitivity,
+    },
+    Exhibit {
+        name: "page-faults",
+        kind: ExhibitKind::Table,
+        about: "page faults per burst, every way of measuring experiment A",
+        render: other_ways::faults,
+    },
+    Exhibit {
+        name: "instructions",
+        kind: ExhibitKind::Table,
+        about: "instructions per message (callgrind) beside the time ratios",
+        render: instructions::table,
+    },
+    Exhibit {
+        name: "large-payloads",
+        kind: ExhibitKind::Table,
+        about: "working set, memcpy speed and ratios per size: why the large sizes swing",
+        render: large_payloads::table,
+    },
+    Exhibit {
         name: "backpressure-table",
         kind: ExhibitKind::Table,
         about: "back-pressure latency percentiles, both ways of measuring, published means",
@@ -182,6 +257,12 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         kind: ExhibitKind::Table,
         about: "Little's law: messages in flight implied by throughput and mean latency",
         render: queueing::littles_law,
+    },
+    Exhibit {
+        name: "backpressure-ladder",
+        kind: ExhibitKind::Table,
+        about: "tokio/kanal latency ratio from the published method to the fair one, every setting",
+        render: queue_ladder::table,
     },
     Exhibit {
         name: "sampling",
@@ -209,6 +290,7 @@ impl Chapter for ChannelLatency {
     ];
     const CLAIMS: &'static [Claim] = claims::CLAIMS;
     const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
+    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)

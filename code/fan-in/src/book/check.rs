@@ -59,6 +59,104 @@ pub(super) fn check(data: &FanInData) -> Result<()> {
             }
         }
     }
+    check_method(data)
+}
+
+/// The ladder, the variations and the counted swaps: each point where the
+/// plan puts it, once, with the work its stop point implies.
+fn check_method(data: &FanInData) -> Result<()> {
+    let m = &data.method;
+    if m.ladder.is_empty() && m.varied.is_empty() && m.counted.is_empty() {
+        // A run measured before the method experiments existed.
+        return Ok(());
+    }
+    ensure!(
+        !m.workers.is_empty()
+            && m.workers.windows(2).all(|w| w[0] < w[1])
+            && m.workers.iter().all(|w| data.workers.contains(w)),
+        "method worker counts {:?} are not an increasing subset of the sweep's",
+        m.workers
+    );
+    let mut seen = BTreeSet::new();
+    for p in &m.ladder {
+        let what = format!("ladder {} / {} / {} workers", p.step.id(), p.design.id(), p.workers);
+        ensure!(m.workers.contains(&p.workers), "{what}: worker count not in the method's");
+        ensure!(p.step.applies_to(p.design), "{what}: a step that does not change it");
+        ensure!(seen.insert((p.step, p.design, p.workers)), "{what}: measured twice");
+        ensure!(
+            p.per_worker == p.step.recipe().per_worker,
+            "{what}: {} messages per worker",
+            p.per_worker
+        );
+        ensure!(
+            p.iterations >= p.timing.samples as u64,
+            "{what}: fewer checked iterations ({}) than samples ({})",
+            p.iterations,
+            p.timing.samples
+        );
+        ensure!(
+            p.finished_per_iteration >= 1.0 && p.finished_per_iteration <= p.workers as f64,
+            "{what}: {} producers finished per iteration",
+            p.finished_per_iteration
+        );
+        if p.checksum_checked {
+            ensure!(
+                p.arrived_per_iteration == p.bytes_due() as f64
+                    && p.finished_per_iteration == p.workers as f64,
+                "{what}: {} bytes per iteration at the sink, {} due",
+                p.arrived_per_iteration,
+                p.bytes_due()
+            );
+        }
+    }
+    for l in crate::method::ladder_points(&crate::method::MethodPlan {
+        workers: m.workers.clone(),
+        ..crate::method::plan(harness::Profile::Smoke)
+    }) {
+        ensure!(
+            seen.contains(&(l.1, l.0, l.2)),
+            "missing ladder {} / {} / {} workers",
+            l.1.id(),
+            l.0.id(),
+            l.2
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for x in &m.varied {
+        let p = &x.point;
+        let what = format!("{} / {} / {} workers", x.variation.id(), p.design.id(), p.workers);
+        ensure!(
+            x.variation.points(&m.workers).contains(&(p.design, p.workers)),
+            "{what}: not a point of this variation"
+        );
+        ensure!(seen.insert((x.variation, p.design, p.workers)), "{what}: measured twice");
+        ensure!(
+            x.per_worker == x.variation.per_worker()
+                && p.bytes_per_burst == (p.workers * x.per_worker) as u64,
+            "{what}: {} bytes per burst",
+            p.bytes_per_burst
+        );
+        ensure!(
+            p.bursts >= p.timing.samples as u64,
+            "{what}: fewer validated bursts than samples"
+        );
+    }
+    for c in &m.counted {
+        ensure!(!c.bursts.is_empty(), "counted {}: no burst", c.design.id());
+        for (t, k) in &c.bursts {
+            ensure!(
+                *t > 0.0 && k.pushes == (c.workers * c.per_worker) as u64,
+                "counted {}: a burst of {t} ns counted {} pushes",
+                c.design.id(),
+                k.pushes
+            );
+            ensure!(
+                k.pushes_waited <= k.pushes && k.consumer_waits <= k.consumer_turns,
+                "counted {}: more waits than locks",
+                c.design.id()
+            );
+        }
+    }
     Ok(())
 }
 

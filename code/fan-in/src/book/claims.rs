@@ -1,9 +1,13 @@
-//! The published claims FAN-1..FAN-4 and the rules that decide them.
-use anyhow::{anyhow, Result};
-use harness::{Block, Book, Claim, Outcome, Run, Unit, Verdict};
+//! The published claims FAN-1..FAN-4, the rules that decide them, and their
+//! verdict maps: each rule applied to every way of measuring the claim (the
+//! fair experiment, the ladder from the published bench, the variations of
+//! the method), the headline derived from the rows.
+use anyhow::Result;
+use harness::stats;
+use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
 
-use super::estimates::{fan_2_closest, fan_3_ratios, fan_4_share, is_slower, tcp_ratio};
-use super::{time_per_burst, FanInData};
+use super::views::{self, View};
+use super::FanInData;
 use crate::Design;
 
 const SOURCE: &str =
@@ -16,211 +20,239 @@ pub(super) const CLAIMS: &[Claim] = &[
         statement:
             "With very few workers, the std::sync::Mutex swap is slower than the mpsc design.",
         source: SOURCE,
-        rule: "Over the TCP sink at the fewest workers measured, the std Mutex swap's median \
-               burst time is above mpsc unbounded's, with the 95 % intervals apart \
-               (overlapping intervals: inconclusive).",
+        rule: "At the fewest workers a row measured, over the TCP sink: std Mutex swap ÷ mpsc \
+               unbounded (medians, 95 % interval) is at least 1 + MIN_EFFECT (1.25×). Holds when \
+               the whole interval is at or above it, does not hold when it lies wholly below, \
+               inconclusive when it straddles it. The headline comes from the verdict map: holds \
+               or does not hold when every decided row agrees, else \"holds only when\" the rows \
+               where it holds.",
     },
     Claim {
         id: "FAN-2",
         statement: "As workers grow, the std::sync::Mutex swap soon beats mpsc, by a wide margin \
                     at thousands of workers.",
         source: SOURCE,
-        rule: "Over the TCP sink, the std Mutex swap is faster than mpsc unbounded, intervals \
-               apart, at every measured worker count from 8 up, and mpsc ÷ swap (medians, 95 % \
-               interval bootstrapped from both designs' samples) is at least 10× at the largest count \
-               (which must be in the thousands). Does not hold if the swap is slower, intervals \
-               apart, at one of these counts or the ratio's interval lies wholly below 10×; \
-               inconclusive if intervals overlap or the ratio's interval straddles 10×.",
+        rule: "Over the TCP sink, mpsc unbounded ÷ std Mutex swap (medians, 95 % interval) is at \
+               least 1 + MIN_EFFECT (1.25×) at every count a row measured from 8 workers up, and \
+               at least 10× (the wide margin) at its largest count, which must be in the \
+               thousands. Does not hold if one of these intervals lies wholly below its line, \
+               inconclusive if one straddles it. Headline from the verdict map as for FAN-1.",
     },
     Claim {
         id: "FAN-3",
         statement:
             "Using tokio::sync::Mutex for the swap is roughly 25x slower than std::sync::Mutex.",
         source: SOURCE,
-        rule: "Over the TCP sink, the geometric mean across worker counts of tokio swap ÷ std \
-               swap (medians; its 95 % interval bootstrapped by \
-               resampling every count's timings at once) lies within a factor 2 of 25× (12.5× to 50×). Does not \
-               hold if the bounds lie wholly outside that range; inconclusive if they straddle \
-               an end of it.",
+        rule: "Over the TCP sink, the geometric mean across a row's worker counts of tokio swap \
+               ÷ std swap (medians; its 95 % interval bootstrapped by resampling every count's \
+               timings at once) lies within FAN3_TOLERANCE (a factor 2) of 25×, 12.5× to 50×: a \
+               band far wider than the run-to-run spread. Does not hold if the interval lies \
+               wholly outside, inconclusive if it straddles an end. Headline from the verdict \
+               map as for FAN-1.",
     },
     Claim {
         id: "FAN-4",
         statement: "Swapping the buffer drains many messages per pass, which is why it wins \
                     (batching).",
         source: SOURCE,
-        rule: "At the largest worker count over the TCP sink, the std Mutex swap hands the socket \
-               at least 16 messages per write call, beats mpsc unbounded with the intervals \
-               apart, and mpsc with recv_many (a channel that also writes in batches) removes at \
-               least 90 % of the time by which mpsc unbounded trails the swap (medians; the \
-               share's bounds are its extremes over the three 95 % intervals). Does not hold if \
-               fewer messages per call, if mpsc unbounded is faster with the intervals apart, or \
-               if the share's bounds lie wholly below 90 %; inconclusive if the swap's and mpsc's \
-               intervals overlap or the share's bounds straddle 90 %.",
+        rule: "At a row's largest count over the TCP sink: the std Mutex swap hands the socket \
+               at least 16 messages per write call; mpsc unbounded ÷ swap is at least \
+               1 + MIN_EFFECT (1.25×), the swap winning; and mpsc with recv_many (a channel that \
+               also writes in batches) removes at least 90 % of the time by which mpsc unbounded \
+               trails the swap (medians, bootstrapped 95 % interval). Does not hold if fewer \
+               messages per call, if the swap does not win by the minimum effect, or if the \
+               share's interval lies wholly below 90 %; inconclusive if an interval straddles \
+               its line. Rows without recv_many cannot decide it. Headline from the verdict map \
+               as for FAN-1.",
     },
 ];
 // ANCHOR_END: claims
 
+/// The smallest ratio read as a difference between two designs: above the
+/// spread of such ratios between runs of this chapter, so no verdict turns
+/// on a gap a second run could close.
+pub(super) const MIN_EFFECT: f64 = 0.25;
 /// Worker counts from which FAN-2 wants the swap ahead.
 pub(super) const FAN2_FROM_WORKERS: usize = 8;
-/// FAN-2 is decided only when the sweep reaches thousands of workers.
+/// FAN-2 is decided only at a largest count in the thousands.
 pub(super) const FAN2_LARGEST_AT_LEAST: usize = 1000;
+/// FAN-2's wide margin.
 const FAN2_MIN_GAP: f64 = 10.0;
-const FAN3_RANGE: (f64, f64) = (12.5, 50.0);
+/// FAN-3's "roughly 25x": within this factor of it.
+const FAN3_CLAIMED: f64 = 25.0;
+const FAN3_TOLERANCE: f64 = 2.0;
 const FAN4_MIN_PER_WRITE: f64 = 16.0;
 const FAN4_MIN_SHARE: f64 = 0.9;
 
-/// The verdicts exhibit: every claim on every machine.
+/// The verdicts exhibit: every claim on every machine, each with its map.
 pub(super) fn verdicts(book: &Book<FanInData>) -> Result<Vec<Block>> {
     Ok(vec![Block::Verdicts(
         book.runs.iter().flat_map(verdicts_of).collect(),
     )])
 }
 
+/// A rule applied to one row: its outcome and the figure that decided it,
+/// or `None` when the row cannot decide the claim (it lacks a design or a
+/// worker count the rule needs).
+type Rule = fn(&View<'_>) -> Option<(Outcome, String)>;
+
+fn rule_of(id: &str) -> Option<Rule> {
+    match id {
+        "FAN-1" => Some(fan_1),
+        "FAN-2" => Some(fan_2),
+        "FAN-3" => Some(fan_3),
+        "FAN-4" => Some(fan_4),
+        _ => None,
+    }
+}
+
 fn verdicts_of(run: &Run<FanInData>) -> Vec<Verdict> {
+    let views = views::all(&run.data);
     CLAIMS
         .iter()
         .map(|claim| {
-            let decided = match claim.id {
-                "FAN-1" => fan_1(&run.data),
-                "FAN-2" => fan_2(&run.data),
-                "FAN-3" => fan_3(&run.data),
-                "FAN-4" => fan_4(&run.data),
-                other => Err(anyhow!("no rule for {other}")),
+            let Some(rule) = rule_of(claim.id) else {
+                return Verdict::not_measured(claim, format!("no rule for {}", claim.id));
             };
-            match decided {
-                Ok(Some((outcome, evidence))) => {
-                    Verdict::new(claim, run.machine(), outcome, evidence)
-                }
-                Ok(None) => Verdict::not_measured(
-                    claim,
-                    format!(
-                        "the run on {} does not reach thousands of workers",
-                        run.machine()
-                    ),
-                ),
-                Err(e) => Verdict::not_measured(claim, format!("{e:#}")),
-            }
+            verdict(claim, run.machine(), &views, rule)
         })
         .collect()
 }
 
-/// An outcome and its evidence; `None` when the run cannot decide the claim.
-type Decision = Result<Option<(Outcome, String)>>;
-
-fn fan_1(d: &FanInData) -> Decision {
-    let w = d.workers[0];
-    let (m_swap, m_mpsc) = (
-        d.tcp(Design::StdMutexSwap, w)?,
-        d.tcp(Design::MpscUnbounded, w)?,
-    );
-    let outcome = Outcome::decided(is_slower(m_swap, m_mpsc));
-    Ok(Some((
-        outcome,
-        format!(
-            "{w} worker(s): swap {}, mpsc {}; swap ÷ mpsc {}",
-            time_per_burst(m_swap).show(Unit::Nanos),
-            time_per_burst(m_mpsc).show(Unit::Nanos),
-            tcp_ratio(d, Design::StdMutexSwap, Design::MpscUnbounded, w)?.show(Unit::Ratio)
-        ),
-    )))
+/// The claim's verdict map over `views`, its headline derived from the
+/// rows; the evidence is the fair row's figure.
+pub(super) fn verdict(claim: &Claim, machine: &str, views: &[View<'_>], rule: Rule) -> Verdict {
+    let mut evidence = None;
+    let rows: Vec<Condition> = views
+        .iter()
+        .filter_map(|v| {
+            let (outcome, figure) = rule(v)?;
+            if v.fair {
+                evidence = Some(figure.clone());
+            }
+            let mut row = Condition::new(v.axis, v.setting.clone(), outcome, figure);
+            if v.fair {
+                row = row.fair();
+            }
+            if v.as_published {
+                row = row.as_published();
+            }
+            Some(row)
+        })
+        .collect();
+    if rows.is_empty() {
+        return Verdict::not_measured(
+            claim,
+            format!("no measurement on {machine} can decide {}", claim.id),
+        );
+    }
+    let evidence = evidence.unwrap_or_else(|| "the fair experiment cannot decide it".into());
+    Verdict::from_map(claim, machine, rows, evidence)
 }
 
-fn fan_2(d: &FanInData) -> Decision {
-    let top = d.largest();
+/// A ratio that must exceed `line`: the outcome and its figure.
+fn at_least(r: &Estimate, line: f64) -> Outcome {
+    Outcome::at_least(r, line)
+}
+
+fn fan_1(v: &View<'_>) -> Option<(Outcome, String)> {
+    let w = v.fewest()?;
+    let r = v.ratio(Design::StdMutexSwap, Design::MpscUnbounded, w)?;
+    Some((
+        at_least(&r, 1.0 + MIN_EFFECT),
+        format!(
+            "{w} worker{}: swap ÷ mpsc {}",
+            if w == 1 { "" } else { "s" },
+            r.show(Unit::Ratio)
+        ),
+    ))
+}
+
+fn fan_2(v: &View<'_>) -> Option<(Outcome, String)> {
+    let top = v.largest()?;
     if top < FAN2_LARGEST_AT_LEAST {
-        return Ok(None);
+        return None;
     }
-    let (mut slower, mut unclear) = (Vec::new(), Vec::new());
-    for &w in d.workers.iter().filter(|&&w| w >= FAN2_FROM_WORKERS) {
-        let swap = d.tcp(Design::StdMutexSwap, w)?;
-        let mpsc = d.tcp(Design::MpscUnbounded, w)?;
-        match is_slower(swap, mpsc) {
-            Some(false) => {}
-            Some(true) => slower.push(w.to_string()),
-            None => unclear.push(w.to_string()),
+    let gap = v.ratio(Design::MpscUnbounded, Design::StdMutexSwap, top)?;
+    let mut parts = vec![at_least(&gap, FAN2_MIN_GAP)];
+    let mut closest: Option<(usize, Estimate)> = None;
+    for &w in v
+        .workers
+        .iter()
+        .filter(|&&w| w >= FAN2_FROM_WORKERS && w < top)
+    {
+        if let Some(r) = v.ratio(Design::MpscUnbounded, Design::StdMutexSwap, w) {
+            parts.push(at_least(&r, 1.0 + MIN_EFFECT));
+            if closest.is_none_or(|(_, c)| r.lower_ns < c.lower_ns) {
+                closest = Some((w, r));
+            }
         }
     }
-    let gap = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top)?;
-    let ahead = if !slower.is_empty() {
-        Outcome::DoesNotHold
-    } else if !unclear.is_empty() {
-        Outcome::Inconclusive
-    } else {
-        Outcome::Holds
-    };
-    let outcome = Outcome::all_of(&[ahead, Outcome::at_least(&gap, FAN2_MIN_GAP)]);
-    let mut evidence = format!("at {top} workers mpsc ÷ swap = {}", gap.show(Unit::Ratio));
-    if let Some((w, r)) = fan_2_closest(d)? {
-        evidence.push_str(&format!(
-            "; closest call {w} workers, {}",
-            r.show(Unit::Ratio)
-        ));
+    let mut figure = format!("{top} workers: mpsc ÷ swap {}", gap.show(Unit::Ratio));
+    if let Some((w, r)) = closest {
+        figure.push_str(&format!("; closest call {w} workers, {}", r.show(Unit::Ratio)));
     }
-    if !slower.is_empty() {
-        evidence.push_str(&format!(
-            "; swap slower, intervals apart, at {} workers",
-            slower.join(", ")
-        ));
-    }
-    if !unclear.is_empty() {
-        evidence.push_str(&format!(
-            "; intervals overlap at {} workers",
-            unclear.join(", ")
-        ));
-    }
-    Ok(Some((outcome, evidence)))
+    Some((Outcome::all_of(&parts), figure))
 }
 
-fn fan_3(d: &FanInData) -> Decision {
-    let (ratios, geo) = fan_3_ratios(d)?;
-    let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
-        (a.min(r.point_ns), b.max(r.point_ns))
-    });
-    Ok(Some((
-        Outcome::within(&geo, FAN3_RANGE.0, FAN3_RANGE.1),
+fn fan_3(v: &View<'_>) -> Option<(Outcome, String)> {
+    let pairs: Vec<_> = v
+        .workers
+        .iter()
+        .filter_map(|&w| {
+            Some([
+                v.get(Design::TokioMutexSwap, w)?.timing,
+                v.get(Design::StdMutexSwap, w)?.timing,
+            ])
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let flat: Vec<_> = pairs.iter().flatten().copied().collect();
+    let geo = stats::bootstrap(&flat, v.stat, |s| {
+        let logs: f64 = s.chunks(2).map(|p| (p[0] / p[1]).ln()).sum();
+        (logs / (s.len() / 2) as f64).exp()
+    })
+    .ok()?;
+    let (lo, hi) = (FAN3_CLAIMED / FAN3_TOLERANCE, FAN3_CLAIMED * FAN3_TOLERANCE);
+    Some((
+        Outcome::within(&geo, lo, hi),
         format!(
-            "tokio ÷ std swap: geometric mean {}, from {} to {} across worker counts",
-            geo.show(Unit::Ratio),
-            Unit::Ratio.show(lo),
-            Unit::Ratio.show(hi)
+            "tokio ÷ std swap, geometric mean over {} count{}: {}",
+            pairs.len(),
+            if pairs.len() == 1 { "" } else { "s" },
+            geo.show(Unit::Ratio)
         ),
-    )))
+    ))
 }
 
-fn fan_4(d: &FanInData) -> Decision {
-    let top = d.largest();
-    let swap = d.tcp(Design::StdMutexSwap, top)?;
-    let mpsc = d.tcp(Design::MpscUnbounded, top)?;
-    let per_write = swap.bytes_per_burst as f64 / swap.writes_per_burst;
+fn fan_4(v: &View<'_>) -> Option<(Outcome, String)> {
+    let top = v.largest()?;
+    let swap = v.get(Design::StdMutexSwap, top)?;
+    let mpsc = v.get(Design::MpscUnbounded, top)?;
+    let many = v.get(Design::MpscRecvMany, top)?;
+    let per_write = swap.messages / swap.writes.max(1.0);
     let batched = Outcome::from_bool(per_write >= FAN4_MIN_PER_WRITE);
-    let times = format!(
-        "recv_many {}, swap {}, mpsc {}",
-        time_per_burst(d.tcp(Design::MpscRecvMany, top)?).show(Unit::Nanos),
-        time_per_burst(swap).show(Unit::Nanos),
-        time_per_burst(mpsc).show(Unit::Nanos)
+    let gap = views::ratio_of(mpsc.timing, swap.timing, v.stat);
+    let head = format!(
+        "{top} workers: {} messages per swap write, mpsc ÷ swap {}",
+        Unit::Plain.show(per_write),
+        gap.show(Unit::Ratio)
     );
-    let per_call = format!(
-        "at {top} workers the swap writes {} messages per call",
-        Unit::Plain.show(per_write)
-    );
-    let Some(share) = fan_4_share(d, top)? else {
-        let (outcome, why) = match is_slower(mpsc, swap) {
-            Some(false) => (
-                Outcome::DoesNotHold,
-                "mpsc is faster than the swap: nothing for batching to explain",
-            ),
-            _ => (
-                Outcome::all_of(&[batched, Outcome::Inconclusive]),
-                "the swap's and mpsc's intervals overlap: whether the swap wins is undecided",
-            ),
-        };
-        return Ok(Some((outcome, format!("{per_call}; {why} ({times})"))));
-    };
-    Ok(Some((
-        Outcome::all_of(&[batched, Outcome::at_least(&share, FAN4_MIN_SHARE)]),
+    let wins = at_least(&gap, 1.0 + MIN_EFFECT);
+    if wins != Outcome::Holds {
+        return Some((Outcome::all_of(&[batched, wins]), head));
+    }
+    let share = stats::bootstrap(&[mpsc.timing, many.timing, swap.timing], v.stat, |s| {
+        (s[0] - s[1]) / (s[0] - s[2])
+    })
+    .ok()?;
+    Some((
+        Outcome::all_of(&[batched, at_least(&share, FAN4_MIN_SHARE)]),
         format!(
-            "{per_call}; recv_many removes {} of mpsc's excess over the swap ({times})",
+            "{head}; recv_many removes {} of the gap",
             share.show(Unit::Share)
         ),
-    )))
+    ))
 }

@@ -5,16 +5,20 @@ mod check;
 mod claims;
 mod estimates;
 mod figures;
+mod ladder;
 mod own_design;
 mod parameters;
 mod placement_table;
 mod tables;
+mod variations;
+mod views;
 
 use anyhow::{Context, Result};
 use harness::timing::Statistic;
 use harness::{Book, Chapter, Claim, Estimate, Exhibit, ExhibitKind, Lab};
 use serde::{Deserialize, Serialize};
 
+use crate::method::MethodData;
 use crate::placement::Placement;
 use crate::sink::SinkKind;
 use crate::sweep::Measured;
@@ -46,6 +50,11 @@ pub struct FanInData {
     /// the scheduler choosing (TCP sink, `FREE_DESIGNS`). Empty where the
     /// main sweep itself ran free.
     pub free_points: Vec<Measured>,
+    /// The ladder from the published bench, the variations of the method
+    /// and the counted swaps (`crate::method`). Absent in runs measured
+    /// before the ladder and the variations.
+    #[serde(default)]
+    pub method: MethodData,
 }
 
 impl FanInData {
@@ -160,6 +169,36 @@ impl Chapter for FanIn {
             about: "pinned against free thread placement at a few worker counts, with each \
                     placement's spread between passes",
             render: placement_table::placement_table,
+        },
+        Exhibit {
+            name: "ladder-table",
+            kind: ExhibitKind::Table,
+            about: "from the published bench to the fair experiment, one correction at a time",
+            render: ladder::table,
+        },
+        Exhibit {
+            name: "ladder-work",
+            kind: ExhibitKind::Table,
+            about: "what each step's timed region holds: producers finished, bytes at the sink",
+            render: ladder::work,
+        },
+        Exhibit {
+            name: "ladder-figure",
+            kind: ExhibitKind::Figure,
+            about: "tokio ÷ std swap and mpsc ÷ std swap at each step of the ladder",
+            render: ladder::figure,
+        },
+        Exhibit {
+            name: "variations-table",
+            kind: ExhibitKind::Table,
+            about: "runtime, consumer placement and message count, each beside the fair experiment",
+            render: variations::table,
+        },
+        Exhibit {
+            name: "counted-table",
+            kind: ExhibitKind::Table,
+            about: "the swaps' locks counted with the consumer on a worker or the block_on thread",
+            render: variations::counted,
         },
         Exhibit {
             name: "verdicts",

@@ -80,6 +80,12 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for (k, v) in rows {
         t.push(vec![k.to_string(), v]);
     }
+    if !d.method.workers.is_empty() {
+        t.push(vec![
+            "Worker counts of the ladder and the variations in this run".to_string(),
+            list(&d.method.workers),
+        ]);
+    }
     for p in Profile::ALL {
         let plan = plan(p);
         t.push(vec![
@@ -97,6 +103,19 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 plan.heavy.measurement.as_millis(),
                 HEAVY_FROM,
                 plan.decisive_extra
+            ),
+        ]);
+        let method = crate::method::plan(p);
+        t.push(vec![
+            format!("Ladder and variations, {p} profile"),
+            format!(
+                "{} workers, one pass of {} samples, {} ms measuring per point; the locks \
+                 counted in {} bursts of {} workers per setting",
+                list(&method.workers),
+                method.sampling.samples,
+                method.sampling.measurement.as_millis(),
+                method.counted_bursts,
+                method.counted_workers
             ),
         ]);
     }

@@ -4,10 +4,12 @@
 //! of every chapter covers this folder, so a change here marks every
 //! chapter's results stale.
 pub mod cores;
+pub mod counts;
 pub mod machine;
 pub mod profile;
 pub mod progress;
 mod quiet;
+pub mod stacks;
 pub mod stats;
 pub mod timing;
 
@@ -252,39 +254,17 @@ pub fn budget_spent(p: &Provenance) -> std::time::Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::machine::Machine;
 
     fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
-        let mut machine = Machine::detect();
-        machine.cores = 2;
-        Provenance {
-            machine,
-            rustc: "rustc 1.0".into(),
-            crates: Default::default(),
-            fingerprint: "abc".into(),
-            profile: Profile::Full,
-            date: "2026-01-01T00:00:00Z".into(),
-            wall_time_s: 1.0,
-            load_average_at_start: load,
-            busy_cores_at_start: busy,
-            cores_apart: None,
-            steal_share: None,
-        }
+        crate::fixtures::provenance_with(busy, load, None)
     }
 
     fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {
-        let mut p = provenance(Some(0.0), Some(0.0));
-        p.cores_apart = Some(crate::cores::CoresApart {
-            gate_ns,
-            timings: 40,
-            checks: 80,
-            min_ns,
-            median_ns: min_ns,
-            max_ns,
-            beyond_gate: beyond,
-            ..Default::default()
-        });
-        p
+        crate::fixtures::provenance_with(
+            Some(0.0),
+            Some(0.0),
+            Some((gate_ns, min_ns, max_ns, beyond)),
+        )
     }
 
     #[test]

@@ -170,6 +170,11 @@ impl Progress {
         self
     }
 
+    /// The chapter this progress is reported for (its binary's name too).
+    pub fn chapter(&self) -> &str {
+        &self.chapter
+    }
+
     /// A progress reporter that prints nothing (tests, in-memory smoke runs).
     pub fn hidden(chapter: &str) -> Self {
         let p = Progress::new(chapter);

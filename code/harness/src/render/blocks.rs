@@ -11,6 +11,19 @@ pub enum Block {
     Figure(Figure),
     Bars(BarChart),
     Verdicts(Vec<Verdict>),
+    /// A figure a harness renderer has already drawn (the flame graphs of
+    /// `render::flame`).
+    Drawn(Drawn),
+}
+
+/// Inline SVG the harness drew itself, every name in it escaped.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    /// Short id, unique on its page (used for the element id).
+    pub id: String,
+    pub caption: String,
+    /// One `<svg>` element with no blank line inside.
+    pub svg: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

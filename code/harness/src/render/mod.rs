@@ -4,6 +4,7 @@
 pub mod blocks;
 pub mod csv;
 pub mod findings;
+pub mod flame;
 pub mod fmt;
 pub mod notes;
 pub mod plain;
@@ -496,6 +497,7 @@ fn blocks_markdown(blocks: &[Block]) -> String {
                 out.push_str(&svg::figure_html(&b.id, &b.caption, &svg::bar_chart(b)))
             }
             Block::Verdicts(v) => out.push_str(&verdicts(v)),
+            Block::Drawn(d) => out.push_str(&svg::figure_html(&d.id, &d.caption, &d.svg)),
         }
     }
     out
@@ -560,7 +562,7 @@ fn block_kinds(blocks: &[Block]) -> String {
         .map(|b| match b {
             Block::Text(_) => "text".to_string(),
             Block::Table(_) => "table".to_string(),
-            Block::Figure(_) | Block::Bars(_) => "figure".to_string(),
+            Block::Figure(_) | Block::Bars(_) | Block::Drawn(_) => "figure".to_string(),
             Block::Verdicts(v) => format!(
                 "verdicts:{}",
                 v.iter().map(|v| v.claim.id).collect::<Vec<_>>().join("+")

@@ -13,6 +13,7 @@
 //! | `samples`, `iterations` | how much a timing rests on | at least 1 |
 //! | any other number | a count or a size | 0 to 2⁵³ |
 //! | any string under `data` | a name | no markup: none of `< > & " ' \``, no control characters |
+//! | `stack` under `data` | a folded call stack (`measure::stacks`) | no control characters; `<`, `&` and quotes allowed (generics), escaped wherever shown |
 //!
 //! Free text in the provenance (a CPU model, an OS name) is escaped wherever
 //! it is shown instead; ids and architectures must be slugs (`is_slug`).
@@ -83,6 +84,11 @@ fn walk(v: &Value, path: &str, field: &str) -> Result<()> {
                 bail!("{path} = {n}: {why}");
             }
         }
+        Value::String(s) if path.starts_with("data") && field == "stack" => {
+            if let Some(c) = s.chars().find(|c| c.is_control()) {
+                bail!("{path} = {s:?}: a call stack may not hold {c:?}");
+            }
+        }
         Value::String(s) if path.starts_with("data") => {
             if let Some(c) = s.chars().find(|c| "<>&\"'`".contains(*c) || c.is_control()) {
                 bail!("{path} = {s:?}: a name may not hold {c:?}");
@@ -146,6 +152,10 @@ mod tests {
             "data": {"points": [{"timing": {"samples": 10, "iterations": 100,
             "per_sample_ns": [1.5, 2.0], "mean": {"point_ns": 1.0}}, "bytes": 4096, "design": "std-mutex"}]}});
         validate_values(&ok).unwrap();
+        // A call stack names generics and references: markup characters allowed.
+        let stack = json!({"data": {"profile": {"design": "tokio-swap", "hz": 997, "samples": 2,
+            "folded": [{"stack": "w;<alloc::vec::Vec<T> as core::ops::Drop>::drop;f<&'a str>", "count": 2}]}}});
+        validate_values(&stack).unwrap();
         let cases = [
             (
                 json!({"data": {"created": u64::MAX}}),
@@ -184,6 +194,14 @@ mod tests {
             (
                 json!({"data": {"wall_time_s": 1e9}}),
                 "a duration in seconds",
+            ),
+            (
+                json!({"data": {"profile": {"folded": [{"stack": "t;f\nx", "count": 1}]}}}),
+                "a call stack may not hold '\\n'",
+            ),
+            (
+                json!({"data": {"profile": {"design": "<b>", "folded": []}}}),
+                "data.profile.design = \"<b>\": a name may not hold '<'",
             ),
         ];
         for (v, expected) in cases {

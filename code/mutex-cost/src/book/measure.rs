@@ -1,11 +1,72 @@
 //! One run of the chapter: every experiment of the profile's plan, in order.
-use anyhow::Result;
+use anyhow::{ensure, Result};
 use harness::{fmt, Lab};
 
 use super::Data;
-use crate::experiments::{self, PER_OP_LOCKS};
+use crate::counted::{self, COUNTED};
+use crate::drivers::{Driver, Lock};
+use crate::experiments::{self, Placement, RoundTiming, PER_OP_LOCKS};
 use crate::heartbeat::Load;
-use crate::{Plan, Variant};
+use crate::polls::{poll_count, PollCount};
+use crate::{allocator, sensitivity, Plan, Variant, ACTOR_CLAIM_FUTURES};
+
+/// The variants a ladder step times at `futures`: the actor only at the
+/// earlier post's size, where MUT-2 compares it.
+fn ladder_variants(futures: usize) -> Vec<Variant> {
+    if futures == ACTOR_CLAIM_FUTURES {
+        Variant::ALL.to_vec()
+    } else {
+        vec![Variant::StdMutex, Variant::TokioMutex]
+    }
+}
+
+/// The ladder's timings: the published round in one spawned task at every
+/// ladder size, and with a task per future at the earlier post's size.
+fn ladder_points(plan: &Plan) -> Vec<(Placement, usize)> {
+    let mut points: Vec<_> = plan
+        .ladder_sizes
+        .iter()
+        .map(|&n| (Placement::OneTask, n))
+        .collect();
+    if plan.ladder_sizes.contains(&ACTOR_CLAIM_FUTURES) {
+        points.push((Placement::TaskPerFuture, ACTOR_CLAIM_FUTURES));
+    }
+    points
+}
+
+/// The rounds whose polls are counted: every driver and lock of the
+/// sensitivity grid. The budget-first lock re-polls every waiting future
+/// whenever the budget runs out off the `block_on` thread of a multi-thread
+/// runtime, a cost that grows with the square of the futures, so there it
+/// is counted at the earlier post's size.
+fn poll_points(plan: &Plan) -> Vec<(Lock, Driver, experiments::RuntimeUsed, usize)> {
+    let mut out = Vec::new();
+    for setting in &plan.sensitivity.settings {
+        // One counted round: looping rounds or not makes no difference.
+        if setting.driver == Driver::BlockOnPerRound {
+            continue;
+        }
+        for lock in Lock::ALL {
+            let quadratic = lock == Lock::TokioBudgetFirst
+                && !(setting.driver == Driver::LoopedInBlockOn
+                    && setting.runtime.flavor == "multi_thread");
+            let futures = if quadratic {
+                plan.poll_futures.min(ACTOR_CLAIM_FUTURES)
+            } else {
+                plan.poll_futures
+            };
+            out.push((lock, setting.driver, setting.runtime.clone(), futures));
+        }
+    }
+    // The actor's round at MUT-2's size, where the published shape polls
+    // it and where the ladder's first step does: its channels spend budget too.
+    let all_cores = experiments::RuntimeUsed::multi_thread(crate::cores());
+    for driver in [Driver::LoopedInBlockOn, Driver::SpawnedTask] {
+        let futures = plan.poll_futures.min(ACTOR_CLAIM_FUTURES);
+        out.push((Lock::Actor, driver, all_cores.clone(), futures));
+    }
+    out
+}
 
 pub(super) fn run(lab: &Lab) -> Result<Data> {
     let plan = Plan::for_profile(lab.profile());
@@ -17,14 +78,26 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         .flat_map(|&w| plan.contended_sizes.iter().map(move |&f| (f, w)))
         .filter(|&(f, w)| plan.is_decisive(f, w))
         .count();
+    ensure!(
+        !allocator::mimalloc_serves(),
+        "the chapter measures under the system allocator: unset {}",
+        allocator::ALLOCATOR_ENV
+    );
+    let ladder = ladder_points(&plan);
+    let ladder_timings: usize = ladder.iter().map(|&(_, n)| ladder_variants(n).len()).sum();
+    let polls = poll_points(&plan);
     progress.set_total(
         ((plan.join_all_sizes.len() + plan.contended_sizes.len() * plan.worker_counts.len())
             * variants
             * plan.repeats
             + decisive * variants * plan.decisive_extra
+            + ladder_timings * plan.ladder_repeats
             + PER_OP_LOCKS.len()
             + 1
-            + Load::ALL.len()) as u64,
+            + Load::ALL.len()
+            + plan.sensitivity.samples()
+            + polls.len()
+            + COUNTED.len()) as u64,
     );
     let repeat_of = |r: usize| format!("repeat {} of {}", r + 1, plan.repeats);
     let mut join_all = Vec::new();
@@ -58,6 +131,36 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
             contended_parts.push((futures, workers, parts));
         }
     }
+    // The ladder: the published round moved onto worker threads.
+    let (mut in_task, mut task_per_future) = (Vec::new(), Vec::new());
+    for (placement, futures) in ladder {
+        let vs = ladder_variants(futures);
+        let mut parts: Vec<Vec<RoundTiming>> = vs.iter().map(|_| Vec::new()).collect();
+        for r in 0..plan.ladder_repeats {
+            for (part, &variant) in parts.iter_mut().zip(&vs) {
+                progress.step(format!(
+                    "ladder, {}, {}, {} futures, repeat {} of {}",
+                    placement.name(),
+                    variant.label(),
+                    fmt::thousands(futures as u64),
+                    r + 1,
+                    plan.ladder_repeats
+                ));
+                part.push(experiments::placed_timing(
+                    lab,
+                    plan.sampling,
+                    variant,
+                    futures,
+                    placement,
+                )?);
+            }
+        }
+        let pooled = experiments::pool_each(parts)?;
+        match placement {
+            Placement::OneTask => in_task.extend(pooled),
+            Placement::TaskPerFuture => task_per_future.extend(pooled),
+        }
+    }
     let mut per_op = Vec::new();
     for (lock, flavor) in PER_OP_LOCKS {
         progress.step(format!("uncontended {lock} {}", flavor.unwrap_or("")));
@@ -74,6 +177,23 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     for load in Load::ALL {
         progress.step(format!("heartbeat, {}", load.label()));
         heartbeat.push(experiments::heartbeat_result(load, plan.heartbeat_run)?);
+    }
+    let sensitivity = sensitivity::run(&plan.sensitivity, |what| progress.step(what))?;
+    let mut poll_counts: Vec<PollCount> = Vec::new();
+    for (lock, driver, runtime, futures) in polls {
+        progress.step(format!(
+            "polls counted, {}, {}, {}",
+            lock.label(),
+            driver.label(),
+            runtime.describe()
+        ));
+        poll_counts.push(poll_count(lock, driver, &runtime, futures)?);
+    }
+    let mut instructions = Vec::new();
+    for case in COUNTED {
+        progress.step(format!("instructions counted (callgrind), {}", case.about));
+        let (small, large) = counted::sizes(case.name, lab.profile());
+        instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
     }
     // MUT-2's points once more, at the end of the run: their repeats then
     // come from two stretches of it, minutes apart.
@@ -102,5 +222,14 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         per_op,
         coop,
         heartbeat,
+        in_task,
+        task_per_future,
+        sensitivity,
+        polls: poll_counts,
+        instructions,
+        future_bytes: [Lock::Std, Lock::Tokio, Lock::TokioBudgetFirst]
+            .into_iter()
+            .filter_map(|lock| Some((lock, crate::drivers::future_bytes(lock)? as u64)))
+            .collect(),
     })
 }

@@ -3,12 +3,16 @@
 mod actor;
 mod check;
 mod claims;
+mod conditions;
 mod contended;
 mod heartbeat;
+mod instructions;
+mod ladder;
 mod measure;
 mod parameters;
 mod per_op;
 mod published_shape;
+mod sensitivity;
 mod summary;
 
 use std::collections::BTreeSet;
@@ -20,6 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::{CoopProbe, HeartbeatResult, PerOpTiming, RoundTiming};
 use crate::heartbeat::Load;
+use crate::polls::PollCount;
+use crate::sensitivity::SampledRounds;
 use crate::{Variant, PUBLISHED_FUTURES};
 
 pub struct MutexCost;
@@ -39,6 +45,30 @@ pub struct Data {
     pub per_op: Vec<PerOpTiming>,
     pub coop: CoopProbe,
     pub heartbeat: Vec<HeartbeatResult>,
+    /// The ladder: the published round in one spawned task on a worker.
+    /// Absent in runs measured before the verdict maps.
+    #[serde(default)]
+    pub in_task: Vec<RoundTiming>,
+    /// The ladder: every future of the published round a task of its own.
+    /// Absent in runs measured before the verdict maps.
+    #[serde(default)]
+    pub task_per_future: Vec<RoundTiming>,
+    /// Allocator × driver × lock, a fresh process per sample. Absent in runs
+    /// measured before the verdict maps.
+    #[serde(default)]
+    pub sensitivity: Vec<SampledRounds>,
+    /// Polls of the published round, counted. Absent in runs measured
+    /// before the verdict maps.
+    #[serde(default)]
+    pub polls: Vec<PollCount>,
+    /// Instructions per operation of each `counted` case (callgrind).
+    /// Absent in runs measured before the verdict maps.
+    #[serde(default)]
+    pub instructions: Vec<harness::PerOp>,
+    /// Bytes of one future of the published round, per lock (std, tokio,
+    /// tokio budget first). Absent in runs measured before the verdict maps.
+    #[serde(default)]
+    pub future_bytes: Vec<(crate::drivers::Lock, u64)>,
 }
 
 const EXHIBITS: &[Exhibit<Data>] = &[
@@ -109,6 +139,42 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         render: heartbeat::chart,
     },
     Exhibit {
+        name: "ladder",
+        kind: ExhibitKind::Table,
+        about: "MUT-1 and MUT-2 as published, then one correction at a time to the fair experiment",
+        render: ladder::tables,
+    },
+    Exhibit {
+        name: "sensitivity",
+        kind: ExhibitKind::Table,
+        about: "tokio ÷ std on the published round by driver, runtime, allocator and co-op budget",
+        render: sensitivity::grid,
+    },
+    Exhibit {
+        name: "sensitivity-chart",
+        kind: ExhibitKind::Figure,
+        about: "the sensitivity grid as bars",
+        render: sensitivity::chart,
+    },
+    Exhibit {
+        name: "sensitivity-causes",
+        kind: ExhibitKind::Table,
+        about: "time, page faults and context switches per round in every cell of the grid",
+        render: sensitivity::causes,
+    },
+    Exhibit {
+        name: "polls",
+        kind: ExhibitKind::Table,
+        about: "polls per future of the published round, counted",
+        render: sensitivity::polls,
+    },
+    Exhibit {
+        name: "instructions",
+        kind: ExhibitKind::Table,
+        about: "instructions per operation (callgrind), tokio ÷ std counted and timed",
+        render: instructions::table,
+    },
+    Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,
         about: "what each profile measures, and the fixed parameters",
@@ -137,8 +203,10 @@ impl Chapter for MutexCost {
         "parking_lot",
         "criterion",
         "hdrhistogram",
+        "mimalloc",
     ];
     const CLAIMS: &'static [Claim] = claims::CLAIMS;
+    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
     const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<Data> {

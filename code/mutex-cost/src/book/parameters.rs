@@ -72,6 +72,35 @@ pub(super) fn table(_: &Book<Data>) -> Result<Vec<Block>> {
         sampling(&p.per_op_sampling)
     }));
     t.push(row("Heartbeat run per load", &|p| nanos(p.heartbeat_run)));
+    t.push(row("Ladder: the round in one task, and a task per future", &|p| {
+        format!(
+            "{} futures (a task per future: {} only), {} interleaved run{} of the per round sampling",
+            list(&p.ladder_sizes),
+            fmt::thousands(crate::ACTOR_CLAIM_FUTURES as u64),
+            p.ladder_repeats,
+            if p.ladder_repeats == 1 { "" } else { "s" }
+        )
+    }));
+    t.push(row("Sensitivity grid", &|p| {
+        let g = &p.sensitivity;
+        format!(
+            "{} futures; {} allocators × {} drivers; {} fresh process{} per cell, each {} warm-up + {} timed rounds",
+            fmt::thousands(g.futures as u64),
+            g.allocators.len(),
+            g.settings.len(),
+            g.processes,
+            if g.processes == 1 { "" } else { "es" },
+            g.warm_up_rounds,
+            g.rounds
+        )
+    }));
+    t.push(row("Polls counted per round", &|p| {
+        format!(
+            "{} futures ({} where the count grows with the square of the futures)",
+            fmt::thousands(p.poll_futures as u64),
+            fmt::thousands(p.poll_futures.min(crate::ACTOR_CLAIM_FUTURES) as u64)
+        )
+    }));
     for (name, value) in [
         (
             "Spawned tasks, contended shape",

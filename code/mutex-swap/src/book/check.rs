@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{ensure, Context, Result};
 
+use super::measure::{profile_name, PROFILED_WAITS};
 use super::{Data, Experiment};
 use crate::experiment::Passes;
 use crate::{Design, Wait, HEAVY_WORK, LIGHT_WORK};
@@ -82,7 +83,39 @@ pub fn check(data: &Data) -> Result<()> {
             "{what}: the rounds' counts do not add up to the point's"
         );
     }
+    check_profiles(data)?;
     check_shape(data)
+}
+
+/// The CPU profiles, when the run has them: one per profiled wait strategy,
+/// in order, each with validated bursts and well-formed stacks.
+fn check_profiles(data: &Data) -> Result<()> {
+    if data.profiles.is_empty() {
+        return Ok(());
+    }
+    let waits: Vec<Wait> = data.profiles.iter().map(|p| p.wait).collect();
+    ensure!(
+        waits == PROFILED_WAITS,
+        "profiles of {waits:?}, expected {PROFILED_WAITS:?}"
+    );
+    for p in &data.profiles {
+        let what = format!("the profile of {}", p.stacks.design);
+        ensure!(
+            p.stacks.design == profile_name(p.design, p.wait, p.producers),
+            "{what} is named for another design, wait or producer count"
+        );
+        let ps = &p.passes;
+        ensure!(ps.bursts > 0, "{what}: no bursts");
+        ensure!(
+            ps.messages == ps.bursts * data.messages_per_burst,
+            "{what}: {} messages over {} bursts, expected {} per burst",
+            ps.messages,
+            ps.bursts,
+            data.messages_per_burst
+        );
+        p.stacks.check()?;
+    }
+    Ok(())
 }
 
 /// Every point once, and every design at every producer count of its experiment.

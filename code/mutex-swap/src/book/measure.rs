@@ -5,9 +5,9 @@ use harness::timing::{Sampling, Timing};
 use harness::{Lab, Profile};
 
 use super::claims::FAN4_FROM_PRODUCERS;
-use super::{Data, Experiment, Key, Measured, WorkCost};
+use super::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
 use crate::cpu::cache_line_bytes;
-use crate::experiment::{time_bursts, worker_threads, Passes, PointSpec};
+use crate::experiment::{run_bursts_for, time_bursts, worker_threads, Passes, PointSpec};
 use crate::inbox::Sink;
 use crate::sharded_swap::SHARD_ALIGN;
 use crate::{params, Design, Wait, HEAVY_WORK, LIGHT_WORK};
@@ -101,7 +101,8 @@ pub fn measure(lab: &Lab) -> Result<Data> {
         }
     };
     let all_rounds = plan.iter().map(rounds_of).max().unwrap_or(p.repeats);
-    progress.set_total(plan.iter().map(rounds_of).sum::<usize>() as u64 + 2);
+    let profiled = PROFILED_WAITS.len() as u64;
+    progress.set_total(plan.iter().map(rounds_of).sum::<usize>() as u64 + 2 + profiled);
     let mut work = Vec::new();
     for rounds in [LIGHT_WORK, HEAVY_WORK] {
         progress.step(format!("consumer work alone, {rounds} rounds"));
@@ -151,6 +152,7 @@ pub fn measure(lab: &Lab) -> Result<Data> {
             rounds,
         });
     }
+    let profiles = profile_waits(lab, &p)?;
     Ok(Data {
         worker_threads: worker_threads() as u64,
         messages_per_burst: p.messages_per_burst,
@@ -160,5 +162,54 @@ pub fn measure(lab: &Lab) -> Result<Data> {
         repeats: p.repeats,
         decisive_repeats: p.decisive_repeats.max(p.repeats),
         points,
+        profiles,
     })
+}
+
+/// The consumers the profiles set side by side, in the order they are drawn.
+pub const PROFILED_WAITS: [Wait; 2] = [Wait::BusyPoll, Wait::Notify];
+/// The design profiled: the published one, which the busy-cost text leads with.
+pub const PROFILED_DESIGN: Design = Design::StdMutexSwap;
+
+/// The heading a profile goes under on the page (and its name in the data).
+pub fn profile_name(design: Design, wait: Wait, producers: u64) -> String {
+    format!(
+        "{}, {} consumer, {producers} producers",
+        design.label(),
+        wait.label()
+    )
+}
+
+/// CPU profiles of the std swap with each wait strategy of
+/// `PROFILED_WAITS`, at the smallest producer count of the wait experiment
+/// (where the consumer most often finds the buffer empty): bursts run for
+/// `Params::profile_for` each while every thread is sampled.
+fn profile_waits(lab: &Lab, p: &crate::Params) -> Result<Vec<WaitProfile>> {
+    let producers = *p
+        .wait_producers
+        .iter()
+        .min()
+        .expect("the wait experiment has producer counts");
+    let mut out = Vec::new();
+    for wait in PROFILED_WAITS {
+        let name = profile_name(PROFILED_DESIGN, wait, producers);
+        lab.progress().step(format!("CPU profile: {name}"));
+        let (passes, stacks) = harness::stacks::record(lab, &name, || {
+            run_bursts_for(
+                PROFILED_DESIGN,
+                wait,
+                producers,
+                p.messages_per_burst,
+                p.profile_for,
+            )
+        })?;
+        out.push(WaitProfile {
+            design: PROFILED_DESIGN,
+            wait,
+            producers,
+            passes,
+            stacks,
+        });
+    }
+    Ok(out)
 }

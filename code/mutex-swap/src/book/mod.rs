@@ -6,6 +6,7 @@ mod claims;
 mod lock_hold;
 mod measure;
 mod parameters;
+mod profiles;
 mod throughput;
 mod wait;
 
@@ -13,6 +14,7 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 use harness::chapter::{Exhibit, ExhibitKind};
+use harness::stacks::Stacks;
 use harness::timing::Timing;
 use harness::{Chapter, Claim, Estimate, Lab, Run};
 use serde::{Deserialize, Serialize};
@@ -96,6 +98,25 @@ pub struct Data {
     /// (`Params::decisive_repeats`, never fewer than `repeats`).
     pub decisive_repeats: usize,
     pub points: Vec<Measured>,
+    /// CPU profiles of the std swap with each consumer the busy-cost
+    /// comparison sets side by side, busy polling first.
+    // Absent in runs measured before the chapter recorded profiles; left
+    // out when empty, so that such a run's checksum (taken over the data as
+    // serialized) still matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<WaitProfile>,
+}
+
+/// Bursts of one design and wait strategy run under the CPU profiler
+/// (`harness::stacks::record`), outside any timing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WaitProfile {
+    pub design: Design,
+    pub wait: Wait,
+    pub producers: u64,
+    /// The consumer's counts over the profiled bursts (each one validated).
+    pub passes: Passes,
+    pub stacks: Stacks,
 }
 
 impl Data {
@@ -223,6 +244,13 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         kind: ExhibitKind::Text,
         about: "how much a busy-polling consumer slows the producers, against Notify",
         render: wait::busy_cost,
+    },
+    Exhibit {
+        name: "profiles",
+        kind: ExhibitKind::Figure,
+        about: "flame graphs of the std swap with a busy-polling and a Notify consumer, and \
+                where their CPU samples went",
+        render: profiles::render,
     },
     Exhibit {
         name: "lock-hold",

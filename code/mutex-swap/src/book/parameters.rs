@@ -26,6 +26,7 @@ fn profiles() -> Table {
             "Warm-up",
             "Measurement",
             "Points",
+            "CPU profile per consumer",
         ],
     )
     .left(&[1, 2])
@@ -49,6 +50,7 @@ fn profiles() -> Table {
             Cell::nanos(p.sampling.warm_up.as_nanos() as f64),
             Cell::nanos(p.sampling.measurement.as_nanos() as f64),
             Cell::count(plan(profile).len() as u64),
+            Cell::nanos(p.profile_for.as_nanos() as f64),
         ]);
     }
     t

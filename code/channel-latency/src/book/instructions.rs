@@ -1,0 +1,95 @@
+//! Instructions per message, counted by callgrind, beside the time ratios:
+//! how much more work tokio does per message, and how much more time.
+use anyhow::Result;
+use harness::{Block, Book, Cell, PerOp, Table, Unit};
+
+use super::other_ways::{Source, NOT_IN_RUN};
+use super::{machine_of, Data};
+use crate::counted::{case, CASES};
+use crate::{Carry, BURST};
+
+impl Data {
+    /// Instructions per message of the case with this channel, carry and size.
+    fn per_message(&self, channel: &str, carry: &str, bytes: usize) -> Option<f64> {
+        self.instructions
+            .iter()
+            .find(|c: &&PerOp| {
+                case(&c.name)
+                    .is_some_and(|k| k.channel == channel && k.carry == carry && k.bytes == bytes)
+            })
+            .map(|c| c.per_op / BURST as f64)
+    }
+
+    /// tokio's instructions per message over crossbeam's, when both were counted.
+    pub(super) fn instruction_ratio(&self, carry: &str, bytes: usize) -> Option<f64> {
+        Some(
+            self.per_message("tokio", carry, bytes)?
+                / self.per_message("crossbeam", carry, bytes)?,
+        )
+    }
+}
+
+pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    if d.instructions.is_empty() {
+        return Ok(vec![Block::Text(format!(
+            "Instruction counts are {NOT_IN_RUN} (the results of {} predate them).",
+            machine_of(run)
+        ))]);
+    }
+    let mut t = Table::new(
+        format!(
+            "Instructions per message (one send and one receive) on {}, counted by Valgrind's callgrind over whole bursts of {BURST}: tokio in one task on a current-thread runtime, crossbeam on the calling thread. A count is the same on every run of one binary. Beside it, the time ratios of this run: head to head for [u8; N], each channel timed alone for the boxed payload, and the step of the ladder that times each burst alone on a current-thread runtime.",
+            machine_of(run)
+        ),
+        &[
+            "payload",
+            "carried",
+            "tokio instructions",
+            "crossbeam instructions",
+            "instructions tokio/crossbeam",
+            "time tokio/crossbeam",
+            "time, current-thread, each burst alone",
+        ],
+    )
+    .left(&[1]);
+    let mut pairs: Vec<(&str, usize)> = Vec::new();
+    for c in CASES {
+        if !pairs.contains(&(c.carry, c.bytes)) {
+            pairs.push((c.carry, c.bytes));
+        }
+    }
+    for (carry, bytes) in pairs {
+        let (Some(tokio), Some(crossbeam)) = (
+            d.per_message("tokio", carry, bytes),
+            d.per_message("crossbeam", carry, bytes),
+        ) else {
+            continue;
+        };
+        let time = if carry == "array" {
+            d.ratio_by(Source::HeadToHead(harness::stats::Statistic::Median), bytes)?
+        } else {
+            Some(d.alone_ratio(Carry::Boxed, bytes)?)
+        };
+        let per_burst = if carry == "array" {
+            d.ratio_by(Source::Method("per-burst-current"), bytes)?
+        } else {
+            None
+        };
+        t.push(vec![
+            Cell::size(bytes as u64),
+            Cell::from(if carry == "array" {
+                "[u8; N]"
+            } else {
+                "Box<[u8; N]>"
+            }),
+            Cell::Number(tokio, Unit::Plain),
+            Cell::Number(crossbeam, Unit::Plain),
+            Cell::ratio(tokio / crossbeam),
+            time.map_or(Cell::from("–"), |r| Cell::times(&r)),
+            per_burst.map_or(Cell::from("–"), |r| Cell::times(&r)),
+        ]);
+    }
+    Ok(vec![Block::Table(t)])
+}

@@ -1,0 +1,200 @@
+//! Experiment A's bursts for callgrind to count (`harness::counts`): tokio
+//! mpsc in one task on a current-thread runtime, and crossbeam on the
+//! calling thread, both single-threaded. A count is the instructions the
+//! burst executes: the same on every run of one binary, whatever else the
+//! machine is doing, and blind to cache misses, which is the point of
+//! showing it beside the time.
+use harness::counts::{counted, Counted};
+use harness::Profile;
+
+use crate::crossbeam_bounded::CrossbeamBounded;
+use crate::payload::{burst_checksum, Payload};
+use crate::tokio_mpsc::TokioMpsc;
+use crate::{BURST, CAPACITY};
+
+// ANCHOR: counted
+/// `bursts` tokio bursts awaited in one `block_on` (entering the runtime
+/// is not counted per burst); panics unless every burst's sum is right.
+fn tokio_bursts<P: Payload>(bursts: u64) {
+    let rt = crate::sweep::current_thread_runtime().expect("a current-thread runtime");
+    let mut chan = TokioMpsc::<P>::new(CAPACITY);
+    let mut stock = P::stock(BURST);
+    let right = counted(|| {
+        rt.block_on(async {
+            let mut right = 0;
+            for _ in 0..bursts {
+                right += u64::from(chan.burst(&mut stock, BURST).await == burst_checksum(BURST));
+            }
+            right
+        })
+    });
+    assert_eq!(right, bursts, "a tokio burst returned the wrong sum");
+    assert!(chan.is_drained(), "messages were left in the channel");
+}
+
+fn crossbeam_bursts<P: Payload>(bursts: u64) {
+    let mut chan = CrossbeamBounded::<P>::new(CAPACITY);
+    let mut stock = P::stock(BURST);
+    let right = counted(|| {
+        let mut right = 0;
+        for _ in 0..bursts {
+            right += u64::from(chan.burst(&mut stock, BURST) == burst_checksum(BURST));
+        }
+        right
+    });
+    assert_eq!(right, bursts, "a crossbeam burst returned the wrong sum");
+    assert!(chan.is_drained(), "messages were left in the channel");
+}
+// ANCHOR_END: counted
+
+/// What a case counts: its channel, payload carry and size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub name: &'static str,
+    pub channel: &'static str,
+    pub carry: &'static str,
+    pub bytes: usize,
+}
+
+macro_rules! cases {
+    ($(($name:literal, $channel:literal, $carry:literal, $bytes:literal, $run:expr)),* $(,)?) => {
+        /// Every case, one operation = one burst of `BURST` sends and receives.
+        pub const COUNTED: &[Counted] = &[$(Counted {
+            name: $name,
+            about: concat!("one burst of ", $channel, ", ", $carry, " ", $bytes, " B"),
+            run: $run,
+        }),*];
+        pub const CASES: &[Case] = &[$(Case {
+            name: $name,
+            channel: $channel,
+            carry: $carry,
+            bytes: $bytes,
+        }),*];
+    };
+}
+
+cases!(
+    ("tokio-8", "tokio", "array", 8, tokio_bursts::<[u8; 8]>),
+    (
+        "crossbeam-8",
+        "crossbeam",
+        "array",
+        8,
+        crossbeam_bursts::<[u8; 8]>
+    ),
+    (
+        "tokio-1024",
+        "tokio",
+        "array",
+        1024,
+        tokio_bursts::<[u8; 1024]>
+    ),
+    (
+        "crossbeam-1024",
+        "crossbeam",
+        "array",
+        1024,
+        crossbeam_bursts::<[u8; 1024]>
+    ),
+    (
+        "tokio-4096",
+        "tokio",
+        "array",
+        4096,
+        tokio_bursts::<[u8; 4096]>
+    ),
+    (
+        "crossbeam-4096",
+        "crossbeam",
+        "array",
+        4096,
+        crossbeam_bursts::<[u8; 4096]>
+    ),
+    (
+        "tokio-32768",
+        "tokio",
+        "array",
+        32768,
+        tokio_bursts::<[u8; 32768]>
+    ),
+    (
+        "crossbeam-32768",
+        "crossbeam",
+        "array",
+        32768,
+        crossbeam_bursts::<[u8; 32768]>
+    ),
+    (
+        "tokio-boxed-32768",
+        "tokio",
+        "boxed",
+        32768,
+        tokio_bursts::<Box<[u8; 32768]>>
+    ),
+    (
+        "crossbeam-boxed-32768",
+        "crossbeam",
+        "boxed",
+        32768,
+        crossbeam_bursts::<Box<[u8; 32768]>>
+    ),
+);
+
+/// The case named `name`.
+pub fn case(name: &str) -> Option<&'static Case> {
+    CASES.iter().find(|c| c.name == name)
+}
+
+/// The cases a profile counts: Valgrind runs the work tens of times
+/// slower, so smoke counts the smallest payload only and quick leaves out
+/// the middle sizes.
+pub fn cases_for(profile: Profile) -> Vec<&'static Case> {
+    CASES
+        .iter()
+        .filter(|c| match profile {
+            Profile::Smoke => c.bytes == 8,
+            Profile::Quick => c.bytes == 8 || c.bytes == 32768,
+            Profile::Full => true,
+        })
+        .collect()
+}
+
+/// Bursts in the two counts (see `harness::counts::per_op`): the first
+/// burst of a channel allocates what later ones reuse, and is in both.
+/// From 4 KiB up one burst more is enough, and a burst there takes
+/// seconds under Valgrind, which counts every step of a string copy.
+pub fn bursts(case: &Case) -> (u64, u64) {
+    if case.bytes >= 4096 && case.carry == "array" {
+        (1, 2)
+    } else {
+        (2, 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_checks_its_bursts_and_names_what_it_counts() {
+        assert_eq!(COUNTED.len(), CASES.len());
+        for (c, k) in CASES.iter().zip(COUNTED) {
+            assert_eq!(c.name, k.name);
+            assert!(k.about.contains(c.channel) && k.about.contains(c.carry));
+            (k.run)(2);
+            // Each tokio case has its crossbeam counterpart.
+            let other = if c.channel == "tokio" {
+                "crossbeam"
+            } else {
+                "tokio"
+            };
+            assert!(CASES
+                .iter()
+                .any(|o| o.channel == other && o.carry == c.carry && o.bytes == c.bytes));
+        }
+        assert_eq!(case("tokio-8").unwrap().bytes, 8);
+        assert!(case("flume-8").is_none());
+        assert!(cases_for(Profile::Smoke).iter().all(|c| c.bytes == 8));
+        assert_eq!(cases_for(Profile::Full).len(), CASES.len());
+    }
+}

@@ -1,0 +1,231 @@
+//! The ladder exhibits: every step from the published bench to the fair
+//! experiment at the method's worker counts, as a table and as a figure of
+//! the two ratios the claims turn on.
+use anyhow::Result;
+use harness::timing::Statistic;
+use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
+
+use super::views::{self, View};
+use super::FanInData;
+use crate::published::ladder::Step;
+use crate::published::rounds::LadderPoint;
+use crate::Design;
+
+/// Said instead of an exhibit for a run measured before the ladder existed.
+pub(super) fn not_in_run(run_machine: &str, profile: impl std::fmt::Display) -> Block {
+    Block::Text(format!(
+        "Not in the run on {run_machine} ({profile} profile): it was measured before the \
+         ladder and the variations existed. Re-measure with `scripts/fresh fan-in`."
+    ))
+}
+
+/// The measured ladder point a step stands on for `design` (`None`: the
+/// mpsc inbox on the book's rig, the sweep's own point).
+fn point(d: &FanInData, design: Design, step: Step, w: usize) -> Option<&LadderPoint> {
+    let measured = step.for_design(design);
+    d.method
+        .ladder
+        .iter()
+        .find(|p| p.design == design && p.step == measured && p.workers == w)
+}
+
+/// What reached the sink per iteration, as a share of what the producers
+/// of one burst send: above one, bytes were sent again; below, the
+/// iteration ended before the work did. The sweep's points were checked
+/// byte for byte.
+fn sink_share(p: Option<&LadderPoint>) -> Cell {
+    Cell::ratio(p.map_or(1.0, |p| p.arrived_per_iteration / p.bytes_due() as f64))
+}
+
+/// Producers that had sent everything when the iteration ended, as a
+/// share of them all.
+fn finished_share(p: Option<&LadderPoint>) -> Cell {
+    Cell::Number(
+        p.map_or(1.0, |p| p.finished_per_iteration / p.workers as f64),
+        Unit::Share,
+    )
+}
+
+/// What each step's timed region holds: how many producers finished inside
+/// it, and what reached the sink.
+pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.method.ladder.is_empty() {
+            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            continue;
+        }
+        let mut t = Table::new(
+            format!(
+                "What each step's timed region holds, on {} ({} profile), per iteration: the \
+                 share of producers that had sent every message when it ended, and the bytes \
+                 that reached the sink over the bytes one burst's producers send (above 1×: \
+                 bytes sent again; below: the iteration ended before the work). Every iteration \
+                 checked: steps from 3 on by checksum at the sink, the steps before by the bytes \
+                 the consumers' writes handed the kernel against those that arrived.",
+                run.machine(),
+                run.provenance.profile
+            ),
+            &[
+                "Workers",
+                "Step",
+                "std swap: producers finished",
+                "tokio swap: producers finished",
+                "std swap: sink ÷ burst",
+                "tokio swap: sink ÷ burst",
+                "mpsc: sink ÷ burst",
+            ],
+        )
+        .left(&[1]);
+        for &w in &d.method.workers {
+            for step in Step::ALL {
+                let (std, tokio, mpsc) = (
+                    point(d, Design::StdMutexSwap, step, w),
+                    point(d, Design::TokioMutexSwap, step, w),
+                    point(d, Design::MpscUnbounded, step, w),
+                );
+                t.push(vec![
+                    Cell::count(w as u64),
+                    Cell::from(step.label()),
+                    finished_share(std),
+                    finished_share(tokio),
+                    sink_share(std),
+                    sink_share(tokio),
+                    sink_share(mpsc),
+                ]);
+            }
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.method.ladder.is_empty() {
+            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            continue;
+        }
+        let mut t = Table::new(
+            format!(
+                "From the published bench to the fair experiment, one correction at a time \
+                 (each step keeps those above it), on {} ({} profile). Times are criterion's \
+                 median per iteration with its 95 % interval; steps 0 to 4 run on criterion's \
+                 `to_async` like the published bench (tokio's default runtime, {} worker \
+                 threads, unpinned), steps 5 and 6 on the book's rig ({}, threads pinned). A \
+                 design a step does not change repeats its last measurement; mpsc from step 5 \
+                 on is the sweep's own point.",
+                run.machine(),
+                run.provenance.profile,
+                d.worker_threads,
+                d.runtime()
+            ),
+            &[
+                "Workers",
+                "Step",
+                "std Mutex swap",
+                "tokio Mutex swap",
+                "mpsc unbounded",
+                "tokio ÷ std swap",
+                "mpsc ÷ std swap",
+            ],
+        )
+        .left(&[1]);
+        for &w in &d.method.workers {
+            for step in Step::ALL {
+                let v = views::ladder(d, step);
+                let time = |design| {
+                    v.get(design, w)
+                        .map_or(Cell::from("—"), |p| Cell::time(p.timing.estimate(Statistic::Median)))
+                };
+                let ratio = |a, b| {
+                    v.ratio(a, b, w)
+                        .map_or(Cell::from("—"), |r| Cell::times(&r))
+                };
+                t.push(vec![
+                    Cell::count(w as u64),
+                    Cell::from(step.label()),
+                    time(Design::StdMutexSwap),
+                    time(Design::TokioMutexSwap),
+                    time(Design::MpscUnbounded),
+                    ratio(Design::TokioMutexSwap, Design::StdMutexSwap),
+                    ratio(Design::MpscUnbounded, Design::StdMutexSwap),
+                ]);
+            }
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+/// One series per worker count: a ratio at every step.
+fn ratio_series(d: &FanInData, a: Design, b: Design) -> Vec<Series> {
+    let views: Vec<(Step, View<'_>)> = Step::ALL.iter().map(|&s| (s, views::ladder(d, s))).collect();
+    d.method
+        .workers
+        .iter()
+        .map(|&w| {
+            let points = views
+                .iter()
+                .filter_map(|(s, v)| {
+                    let r = v.ratio(a, b, w)?;
+                    Some(Point::with_band(
+                        s.index() as f64,
+                        r.point_ns,
+                        r.lower_ns,
+                        r.upper_ns,
+                    ))
+                })
+                .collect();
+            Series::measured(
+                format!("{w} worker{}", if w == 1 { "" } else { "s" }),
+                points,
+            )
+        })
+        .collect()
+}
+
+pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.method.ladder.is_empty() {
+            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            continue;
+        }
+        let steps: Vec<String> = Step::ALL.iter().map(|s| s.label().to_string()).collect();
+        for (id, title, a, b) in [
+            (
+                "tokio-std",
+                "tokio Mutex swap ÷ std Mutex swap (FAN-3)",
+                Design::TokioMutexSwap,
+                Design::StdMutexSwap,
+            ),
+            (
+                "mpsc-std",
+                "mpsc unbounded ÷ std Mutex swap (FAN-1, FAN-2)",
+                Design::MpscUnbounded,
+                Design::StdMutexSwap,
+            ),
+        ] {
+            blocks.push(Block::Figure(Figure {
+                id: format!("fan-in-ladder-{id}-{}", run.machine()),
+                title: format!("{title}, step by step"),
+                caption: format!(
+                    "{title} at each step of the ladder, one line per worker count, medians \
+                     with their 95 % intervals, on {} ({} profile). Steps: {}.",
+                    run.machine(),
+                    run.provenance.profile,
+                    steps.join("; ")
+                ),
+                x: Axis::linear("step of the ladder (0: as published, 6: the fair experiment)"),
+                y: Axis::log("ratio of median times (×)"),
+                series: ratio_series(d, a, b),
+            }));
+        }
+    }
+    Ok(blocks)
+}

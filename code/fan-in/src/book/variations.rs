@@ -1,0 +1,163 @@
+//! The variations exhibit: the method choices a careful reproducer could
+//! make differently, each beside the fair experiment at the same counts;
+//! and the counted swaps that explain the consumer's placement.
+use anyhow::Result;
+use harness::timing::Statistic;
+use harness::{Block, Book, Cell, Table, Unit};
+
+use super::ladder::not_in_run;
+use super::views::{self, View};
+use super::FanInData;
+use crate::method::Variation;
+use crate::published::ladder::Step;
+use crate::Design;
+
+const DESIGNS: [Design; 4] = [
+    Design::StdMutexSwap,
+    Design::TokioMutexSwap,
+    Design::MpscUnbounded,
+    Design::MpscRecvMany,
+];
+
+pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.method.varied.is_empty() {
+            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            continue;
+        }
+        let mut t = Table::new(
+            format!(
+                "The fair experiment and the choices a careful reproducer could make \
+                 differently, each changing one thing, on {} ({} profile): time per burst into \
+                 the loopback TCP sink (criterion's median with its 95 % interval), threads \
+                 pinned. A dash: not measured under that choice (one write per message at the \
+                 published count would take seconds a burst; the channels' consumers are tasks \
+                 whatever the swap's does).",
+                run.machine(),
+                run.provenance.profile
+            ),
+            &[
+                "Workers",
+                "Condition",
+                "std Mutex swap",
+                "tokio Mutex swap",
+                "mpsc unbounded",
+                "mpsc recv_many",
+                "tokio ÷ std swap",
+            ],
+        )
+        .left(&[1]);
+        let mut rows: Vec<View<'_>> = vec![views::fair(d, Statistic::Median)];
+        rows.push(views::ladder(d, Step::BookRig));
+        rows.extend(Variation::ALL.iter().map(|&x| views::variation(d, x)));
+        for &w in &d.method.workers {
+            for v in &rows {
+                if DESIGNS.iter().all(|&x| v.get(x, w).is_none()) {
+                    continue;
+                }
+                let mut row = vec![Cell::count(w as u64), Cell::from(condition(v))];
+                for design in DESIGNS {
+                    row.push(v.get(design, w).map_or(Cell::from("—"), |p| {
+                        Cell::time(p.timing.estimate(Statistic::Median))
+                    }));
+                }
+                row.push(
+                    v.ratio(Design::TokioMutexSwap, Design::StdMutexSwap, w)
+                        .map_or(Cell::from("—"), |r| Cell::times(&r)),
+                );
+                t.push(row);
+            }
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
+
+/// The ladder's step 5 is the consumer-placement variation at a worker per
+/// core: named for what it varies here.
+fn condition(v: &View<'_>) -> String {
+    if v.axis == "ladder" {
+        "swap consumer on the block_on thread, sharing a core with a worker".into()
+    } else {
+        v.setting.clone()
+    }
+}
+
+pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        if d.method.counted.is_empty() {
+            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            continue;
+        }
+        let first = &d.method.counted[0];
+        let mut t = Table::new(
+            format!(
+                "The two swaps with their locks counted, {} workers into the loopback TCP sink, \
+                 {} bursts each, on {} ({} profile), threads pinned. Per burst: the median time; \
+                 how often the consumer held the lock, and how often it found it taken; how long \
+                 such a wait lasted (mean); the share of the producers' pushes that found the \
+                 lock taken; the locks that made their task yield because it had spent tokio's \
+                 cooperative budget; the voluntary context switches of the whole process \
+                 (threads put to sleep until the OS woke them).",
+                first.workers,
+                first.bursts.len(),
+                run.machine(),
+                run.provenance.profile
+            ),
+            &[
+                "Runtime",
+                "Consumer",
+                "Messages per worker",
+                "Design",
+                "Time per burst",
+                "Consumer turns",
+                "Consumer waits",
+                "Mean wait",
+                "Pushes that waited",
+                "Budget yields",
+                "Context switches",
+            ],
+        )
+        .left(&[0, 1, 3]);
+        for c in &d.method.counted {
+            let n = c.bursts.len().max(1) as f64;
+            let mut times: Vec<f64> = c.bursts.iter().map(|(t, _)| *t).collect();
+            let median = Statistic::Median.of(&mut times);
+            let sum = |f: fn(&crate::cause::Counts) -> u64| {
+                c.bursts.iter().map(|(_, k)| f(k) as f64).sum::<f64>()
+            };
+            let waits = sum(|k| k.consumer_waits);
+            let switches: Option<f64> = c
+                .bursts
+                .iter()
+                .map(|(_, k)| k.context_switches.map(|x| x as f64))
+                .sum();
+            t.push(vec![
+                Cell::from(c.threads.label()),
+                Cell::from(c.consumer.label()),
+                Cell::count(c.per_worker as u64),
+                Cell::from(c.design.label()),
+                Cell::nanos(median),
+                Cell::Number(sum(|k| k.consumer_turns) / n, Unit::Plain),
+                Cell::Number(waits / n, Unit::Plain),
+                if waits > 0.0 {
+                    Cell::nanos(sum(|k| k.consumer_wait_ns) / waits)
+                } else {
+                    Cell::from("—")
+                },
+                Cell::Number(
+                    sum(|k| k.pushes_waited) / sum(|k| k.pushes).max(1.0),
+                    Unit::Share,
+                ),
+                Cell::Number(sum(|k| k.budget_yields) / n, Unit::Plain),
+                switches.map_or(Cell::from("—"), |s| Cell::Number(s / n, Unit::Plain)),
+            ]);
+        }
+        blocks.push(Block::Table(t));
+    }
+    Ok(blocks)
+}
