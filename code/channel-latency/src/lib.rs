@@ -29,6 +29,7 @@ pub mod kanal_sync;
 pub mod memcpy_floor;
 pub mod methods;
 pub mod payload;
+pub mod profiles;
 pub mod stack;
 pub mod std_sync_channel;
 pub mod sweep;

@@ -228,6 +228,41 @@ fn damaged_files_are_rejected_with_the_reason() {
                     .remove("repeats");
             }),
         ),
+        (
+            "experiment B ladder, published",
+            Box::new(|v| v["data"]["ladder"][0]["run"]["received"] = 7.into()),
+        ),
+        (
+            "messages counted of",
+            Box::new(|v| v["data"]["ladder"][0]["counted_at_end"] = 0.into()),
+        ),
+        (
+            "experiment B's ladder has",
+            Box::new(|v| {
+                v["data"]["ladder"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "experiment A's other ways have",
+            Box::new(|v| {
+                v["data"]["methods"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "tokio has windows of",
+            Box::new(|v| {
+                let t = &mut v["data"]["methods"][0]["tokio"];
+                t["repeats"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "unknown case",
+            Box::new(|v| v["data"]["instructions"][0]["name"] = "flume-8".into()),
+        ),
+        (
+            "do not make a count per burst",
+            Box::new(|v| v["data"]["instructions"][0]["large"] = 0.into()),
+        ),
         ("layout", Box::new(|v| v["data"] = "junk".into())),
     ];
     for (expected, damage) in cases {
@@ -442,6 +477,7 @@ fn a_run_from_before_the_maps_still_renders_and_says_what_it_lacks() {
     old.instructions.clear();
     old.ladder.clear();
     old.ladder_setup = None;
+    old.profiles.clear();
     ChannelLatency::check(&old).expect("a run without the new experiments passes its checks");
     let book = fixtures::book::<ChannelLatency>(old.clone());
     for e in ChannelLatency::EXHIBITS {

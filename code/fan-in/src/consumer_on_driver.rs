@@ -24,8 +24,11 @@ pub async fn burst(
     let consumer = match design {
         Design::StdMutexSwap => {
             let inbox = std_mutex_swap::Inbox::default();
-            let consumer =
-                local.spawn_local(std_mutex_swap::consume(Arc::clone(&inbox), live.clone(), sink));
+            let consumer = local.spawn_local(std_mutex_swap::consume(
+                Arc::clone(&inbox),
+                live.clone(),
+                sink,
+            ));
             tokio::spawn(async move {
                 for w in 0..workers {
                     tokio::spawn(std_mutex_swap::produce(

@@ -148,7 +148,7 @@ pub fn plan(profile: Profile) -> Plan {
             powers(&[0, 2, 4, 6, 7, 9, 11, 13]),
             powers(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
         ),
-        passes: profile.pick(2, 4, 6),
+        passes: profile.pick(2, 3, 6),
         // (samples, warm-up ms, measurement ms) per point and pass.
         sampling: profile.pick(
             Sampling::new(10, 5, 20).flat(),
@@ -178,7 +178,9 @@ pub fn runtime() -> Result<Runtime> {
 
 /// The runtime a rig builds: the book's, or one of the other shapes a
 /// careful reproducer might pick (the sensitivity experiments).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Threads {
     /// Multi-thread, one worker per core (`worker_threads`): the book's.
@@ -213,7 +215,9 @@ impl Threads {
 }
 
 /// Where a burst's consumer runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConsumerOn {
     /// A task spawned on the runtime, like the producers: the book's.
@@ -392,7 +396,9 @@ impl Bench {
                 let burst = async move {
                     match counted {
                         None => design.burst(workers, per_worker, sink).await,
-                        Some(c) => cause::burst_on_worker(design, workers, per_worker, sink, c).await,
+                        Some(c) => {
+                            cause::burst_on_worker(design, workers, per_worker, sink, c).await
+                        }
                     }
                 };
                 self.rt.block_on(self.rt.spawn(timed(burst, report)))
@@ -403,7 +409,9 @@ impl Bench {
                 let burst = async move {
                     match counted {
                         None => consumer_on_driver::burst(design, workers, per_worker, sink).await,
-                        Some(c) => cause::burst_on_driver(design, workers, per_worker, sink, c).await,
+                        Some(c) => {
+                            cause::burst_on_driver(design, workers, per_worker, sink, c).await
+                        }
                     }
                 };
                 Ok(self.rt.block_on(timed(burst, report)))

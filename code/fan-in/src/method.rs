@@ -4,6 +4,7 @@
 //! reproducer could make differently (`Variation`), and the counted swaps
 //! that explain the largest swing (`cause`).
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Result};
 use harness::timing::Sampling;
@@ -29,6 +30,8 @@ pub struct MethodPlan {
     /// The worker count of the counted swaps, and how many bursts each.
     pub counted_workers: usize,
     pub counted_bursts: usize,
+    /// How long bursts run back to back for each CPU profile.
+    pub profile_for: Duration,
 }
 
 // ANCHOR: method_plan
@@ -43,6 +46,7 @@ pub fn plan(profile: Profile) -> MethodPlan {
         ),
         counted_workers: profile.pick(8, 1024, 1024),
         counted_bursts: profile.pick(3, 6, 10),
+        profile_for: Duration::from_millis(profile.pick(150, 300, 400)),
     }
 }
 // ANCHOR_END: method_plan
@@ -98,7 +102,7 @@ impl Variation {
                 "swap consumer on the block_on thread, with a core of its own (one worker thread)"
             }
             Variation::CurrentThread => "current-thread runtime",
-            Variation::PublishedMessages => "the published 1000 messages per worker",
+            Variation::PublishedMessages => "the published bench's messages per worker",
         }
     }
 
@@ -189,26 +193,102 @@ pub struct CountedRun {
     pub bursts: Vec<(f64, Counts)>,
 }
 
+/// One setting of the counted swaps.
+#[derive(Clone, Copy, Debug)]
+pub struct CountedSetting {
+    pub threads: Threads,
+    pub consumer: ConsumerOn,
+    pub per_worker: usize,
+    /// A single producer instead of the plan's count.
+    pub one_producer: bool,
+}
+
+const fn counted(
+    threads: Threads,
+    consumer: ConsumerOn,
+    per_worker: usize,
+    one_producer: bool,
+) -> CountedSetting {
+    CountedSetting {
+        threads,
+        consumer,
+        per_worker,
+        one_producer,
+    }
+}
+
 /// The settings of the counted swaps: the consumer as a task or on the
 /// `block_on` thread, that thread sharing a core with a worker (a worker per
 /// core) or having one of its own (one worker); the book's messages per
 /// worker, and the published count, which crosses tokio's cooperative
-/// budget.
-pub const COUNTED: [(Threads, ConsumerOn, usize); 5] = [
-    (Threads::PerCore, ConsumerOn::Worker, crate::PER_WORKER),
-    (Threads::PerCore, ConsumerOn::BlockOnThread, crate::PER_WORKER),
-    (Threads::OneWorker, ConsumerOn::Worker, crate::PER_WORKER),
-    (Threads::OneWorker, ConsumerOn::BlockOnThread, crate::PER_WORKER),
-    (Threads::PerCore, ConsumerOn::Worker, crate::published::PER_WORKER),
+/// budget of 128 operations per turn, with many producers and with one.
+pub const COUNTED: [CountedSetting; 6] = [
+    counted(
+        Threads::PerCore,
+        ConsumerOn::Worker,
+        crate::PER_WORKER,
+        false,
+    ),
+    counted(
+        Threads::PerCore,
+        ConsumerOn::BlockOnThread,
+        crate::PER_WORKER,
+        false,
+    ),
+    counted(
+        Threads::OneWorker,
+        ConsumerOn::Worker,
+        crate::PER_WORKER,
+        false,
+    ),
+    counted(
+        Threads::OneWorker,
+        ConsumerOn::BlockOnThread,
+        crate::PER_WORKER,
+        false,
+    ),
+    counted(Threads::PerCore, ConsumerOn::Worker, PUBLISHED, false),
+    counted(Threads::PerCore, ConsumerOn::Worker, PUBLISHED, true),
 ];
 
+const PUBLISHED: usize = crate::published::PER_WORKER;
+
+/// The swaps profiled at the largest method count: both as the fair
+/// experiment runs them, and the tokio swap where its consumer's placement
+/// moves it most (on the `block_on` thread, with a core of its own).
+pub const PROFILED: [(Design, Threads, ConsumerOn); 3] = [
+    (Design::StdMutexSwap, Threads::PerCore, ConsumerOn::Worker),
+    (Design::TokioMutexSwap, Threads::PerCore, ConsumerOn::Worker),
+    (
+        Design::TokioMutexSwap,
+        Threads::OneWorker,
+        ConsumerOn::BlockOnThread,
+    ),
+];
+
+/// Where one swap's CPU time went: bursts back to back, every thread
+/// sampled (`harness::stacks`), outside any timing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SwapProfile {
+    pub design: Design,
+    pub threads: Threads,
+    pub consumer: ConsumerOn,
+    pub workers: usize,
+    /// Bursts run (each one validated) while sampling.
+    pub bursts: u64,
+    pub stacks: harness::stacks::Stacks,
+}
+
 /// Everything the method experiments measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MethodData {
     pub workers: Vec<usize>,
     pub ladder: Vec<LadderPoint>,
     pub varied: Vec<Varied>,
     pub counted: Vec<CountedRun>,
+    /// Absent in runs measured before the profiles were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<SwapProfile>,
 }
 
 /// The ladder's points, in the order they are measured: every design at
@@ -221,7 +301,8 @@ pub fn ladder_points(plan: &MethodPlan) -> Vec<(Design, Step, usize)> {
             for design in ladder::DESIGNS {
                 // The mpsc inbox on the book's rig is the fair experiment's
                 // own point, measured by the sweep.
-                if step.applies_to(design) && !(design == Design::MpscUnbounded && step >= Step::BookRig)
+                if step.applies_to(design)
+                    && !(design == Design::MpscUnbounded && step >= Step::BookRig)
                 {
                     points.push((design, step, w));
                 }
@@ -240,6 +321,7 @@ pub fn ladder_points(plan: &MethodPlan) -> Vec<(Design, Step, usize)> {
 pub fn timings(plan: &MethodPlan) -> usize {
     ladder_points(plan).len()
         + 2 * COUNTED.len()
+        + PROFILED.len()
         + Variation::ALL
             .iter()
             .map(|v| v.points(&plan.workers).len())
@@ -257,7 +339,11 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
     };
     let mut rig = Rig::new(placement)?;
     for (design, s, w) in ladder_points(plan) {
-        step(format!("ladder {}, {w} workers, {}", s.label(), design.label()));
+        step(format!(
+            "ladder {}, {w} workers, {}",
+            s.label(),
+            design.label()
+        ));
         data.ladder
             .push(time_step(lab, &mut rig, plan.sampling, (design, s, w))?);
     }
@@ -265,7 +351,11 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
     for variation in Variation::ALL {
         let mut rig = Rig::with(placement, variation.threads())?;
         for (design, w) in variation.points(&plan.workers) {
-            step(format!("{}, {w} workers, {}", variation.label(), design.label()));
+            step(format!(
+                "{}, {w} workers, {}",
+                variation.label(),
+                design.label()
+            ));
             let id = format!("varied-{}-{}-w{w}", variation.id(), design.id());
             let point = time_job(&mut rig, lab, plan.sampling, variation.job(design, w), &id)?;
             data.varied.push(Varied {
@@ -276,11 +366,22 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
         }
         rig.finish()?;
     }
-    for (threads, consumer, per_worker) in COUNTED {
+    for setting in COUNTED {
+        let CountedSetting {
+            threads,
+            consumer,
+            per_worker,
+            one_producer,
+        } = setting;
+        let workers = if one_producer {
+            1
+        } else {
+            plan.counted_workers
+        };
         let mut rig = Rig::with(placement, threads)?;
         for design in [Design::StdMutexSwap, Design::TokioMutexSwap] {
             step(format!(
-                "counted locks, {}, {}, {per_worker} messages per worker, {}",
+                "counted locks, {}, {}, {workers} workers of {per_worker} messages, {}",
                 threads.label(),
                 consumer.label(),
                 design.label()
@@ -291,14 +392,14 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
                 let burst = rig.run_job(Job {
                     design,
                     kind: SinkKind::Tcp,
-                    workers: plan.counted_workers,
+                    workers,
                     per_worker,
                     consumer,
                     counted: Some(Arc::clone(&counters)),
                 })?;
                 let counts = burst.counts.expect("a counted burst counts");
                 ensure!(
-                    counts.pushes == (plan.counted_workers * per_worker) as u64,
+                    counts.pushes == (workers * per_worker) as u64,
                     "a counted burst counted {} pushes",
                     counts.pushes
                 );
@@ -308,12 +409,49 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
                 design,
                 threads,
                 consumer,
-                workers: plan.counted_workers,
+                workers,
                 per_worker,
                 bursts,
             });
         }
         rig.finish()?;
+    }
+    let largest = *plan.workers.last().expect("counts");
+    for (design, threads, consumer) in PROFILED {
+        let mut rig = Rig::with(placement, threads)?;
+        let name = format!(
+            "{}, {}, {}",
+            design.label(),
+            consumer.label(),
+            threads.label()
+        );
+        step(format!("CPU profile, {largest} workers: {name}"));
+        let job = Job {
+            design,
+            kind: SinkKind::Tcp,
+            workers: largest,
+            per_worker: crate::PER_WORKER,
+            consumer,
+            counted: None,
+        };
+        let (bursts, stacks) = harness::stacks::record(lab, &name, || {
+            let started = Instant::now();
+            let mut bursts = 0u64;
+            while bursts == 0 || started.elapsed() < plan.profile_for {
+                rig.run_job(job.clone())?;
+                bursts += 1;
+            }
+            Ok(bursts)
+        })?;
+        rig.finish()?;
+        data.profiles.push(SwapProfile {
+            design,
+            threads,
+            consumer,
+            workers: largest,
+            bursts,
+            stacks,
+        });
     }
     Ok(data)
 }

@@ -73,7 +73,11 @@ impl Pins {
     /// the first `offset` CPUs keep the driver without a worker (where
     /// there are that many more).
     pub fn workers_from(self, offset: usize) -> Pins {
-        let offset = if self.allowed.len() > offset { offset } else { 0 };
+        let offset = if self.allowed.len() > offset {
+            offset
+        } else {
+            0
+        };
         Pins { offset, ..self }
     }
 

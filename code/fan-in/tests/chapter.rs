@@ -221,6 +221,35 @@ fn check_rejects_nonsense() {
     let mut d = with_control(&|_| {});
     d.placement = Placement::Free;
     rejects("beside a sweep that itself ran free", d);
+
+    // The ladder and the variations: every point once, where the plan puts
+    // it, with the work its stop point implies.
+    assert!(!good.method.ladder.is_empty(), "smoke measures the ladder");
+    let mut d = good.clone();
+    let gone = d.method.ladder.pop().unwrap();
+    rejects(&format!("missing ladder {}", gone.step.id()), d);
+    let mut d = good.clone();
+    let twice = d.method.ladder[0].clone();
+    d.method.ladder.push(twice);
+    rejects("measured twice", d);
+    let mut d = good.clone();
+    d.method.ladder[0].per_worker += 1;
+    rejects("messages per worker", d);
+    let mut d = good.clone();
+    let checked = d
+        .method
+        .ladder
+        .iter_mut()
+        .find(|p| p.checksum_checked)
+        .unwrap();
+    checked.arrived_per_iteration += 1.0;
+    rejects("at the sink", d);
+    let mut d = good.clone();
+    d.method.varied[0].point.bytes_per_burst += 1;
+    rejects("bytes per burst", d);
+    let mut d = good.clone();
+    d.method.counted[0].bursts[0].1.pushes += 1;
+    rejects("pushes", d);
 }
 
 #[test]
@@ -359,14 +388,17 @@ fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
 
 #[test]
 fn intervals_straddling_a_threshold_give_inconclusive() {
-    // 1 worker: swap and mpsc the same, intervals overlap (FAN-1 at 1×).
+    // 1 worker: swap ÷ mpsc at the minimum effect, 1.25×, its interval
+    // across it (FAN-1).
     // 2048 workers: mpsc ÷ swap = 10× with an interval across 10× (FAN-2);
     // recv_many removes 90 % of mpsc's excess, bounds across 90 % (FAN-4).
     // tokio ÷ std swap = 12.5× everywhere, across the low end (FAN-3).
     let straddling = synthetic(|design, w| match (design, w) {
+        (Design::StdMutexSwap, 1) => Estimate::around(125.0, 0.05),
         (Design::MpscUnbounded, 1) => Estimate::around(100.0, 0.05),
         (Design::MpscUnbounded, _) => Estimate::around(1000.0, 0.05),
         (Design::MpscRecvMany, _) => Estimate::around(190.0, 0.05),
+        (Design::TokioMutexSwap, 1) => Estimate::around(1562.5, 0.05),
         (Design::TokioMutexSwap, _) => Estimate::around(1250.0, 0.05),
         _ => Estimate::around(100.0, 0.05),
     });
@@ -403,4 +435,100 @@ fn intervals_straddling_a_threshold_give_inconclusive() {
     for (id, outcome, evidence) in outcomes(wrong) {
         assert_eq!(outcome, Outcome::DoesNotHold, "{id}: {evidence}");
     }
+}
+
+fn ladder_point(
+    step: fan_in::published::ladder::Step,
+    design: Design,
+    workers: usize,
+    t: Estimate,
+) -> fan_in::published::rounds::LadderPoint {
+    let per_worker = step.recipe().per_worker;
+    fan_in::published::rounds::LadderPoint {
+        step,
+        design,
+        workers,
+        per_worker,
+        timing: Timing {
+            mean: t,
+            median: t,
+            samples: 10,
+            iterations: 10,
+            per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
+            repeats: Vec::new(),
+        },
+        iterations: 10,
+        finished_per_iteration: workers as f64,
+        arrived_per_iteration: (workers * per_worker) as f64,
+        writes_per_iteration: 1.0,
+        checksum_checked: true,
+    }
+}
+
+#[test]
+fn a_map_whose_rows_split_names_the_rows_where_the_claim_holds() {
+    use fan_in::published::ladder::Step;
+    // The fair experiment: tokio ÷ std swap 2× (FAN-3 does not hold). The
+    // published bench, rebuilt: 25× (it holds); every other step: 2×.
+    let mut d = synthetic(|design, _| match design {
+        Design::TokioMutexSwap => Estimate::around(200.0, 0.01),
+        _ => Estimate::around(100.0, 0.01),
+    });
+    d.method.workers = vec![1, 2048];
+    let plan = fan_in::method::MethodPlan {
+        workers: d.method.workers.clone(),
+        ..fan_in::method::plan(Profile::Smoke)
+    };
+    for (design, step, w) in fan_in::method::ladder_points(&plan) {
+        let t = match (design, step) {
+            (Design::TokioMutexSwap, Step::AsPublished) => 2500.0,
+            (Design::TokioMutexSwap, _) => 200.0,
+            _ => 100.0,
+        };
+        d.method
+            .ladder
+            .push(ladder_point(step, design, w, Estimate::around(t, 0.01)));
+    }
+    let verdicts = fixtures::verdicts::<FanIn>(d);
+    let fan_3 = verdicts.iter().find(|v| v.claim.id == "FAN-3").unwrap();
+    assert_eq!(fan_3.outcome, Outcome::Depends, "{}", fan_3.headline());
+    assert_eq!(
+        fan_3.headline(),
+        "holds only when the published bench (ladder step 0)"
+    );
+    // The fair row leads, the published one follows, every step is a row.
+    assert!(fan_3.conditions[0].fair);
+    assert!(fan_3.conditions[1].as_published);
+    assert_eq!(fan_3.conditions[1].outcome, Outcome::Holds);
+    let ladder_rows = fan_3
+        .conditions
+        .iter()
+        .filter(|c| c.axis == "ladder")
+        .count();
+    assert_eq!(ladder_rows, Step::ALL.len());
+    // FAN-4 needs recv_many, which the ladder measures as published only:
+    // the later steps cannot decide it and are left out, not counted
+    // against it.
+    let fan_4 = verdicts.iter().find(|v| v.claim.id == "FAN-4").unwrap();
+    assert!(fan_4
+        .conditions
+        .iter()
+        .filter(|c| c.axis == "ladder")
+        .all(|c| c.as_published || c.setting.starts_with("ladder step 1")));
+}
+
+#[test]
+fn a_ratio_below_the_minimum_effect_does_not_decide_for_the_claim() {
+    // The swap 10 % slower than mpsc at 1 worker, intervals tight: a real
+    // difference, below the minimum effect, so FAN-1 does not hold.
+    let d = synthetic(|design, w| match (design, w) {
+        (Design::StdMutexSwap, 1) => Estimate::around(110.0, 0.01),
+        (Design::MpscUnbounded, _) => Estimate::around(100.0, 0.01),
+        _ => Estimate::around(100.0, 0.01),
+    });
+    let fan_1 = outcomes(d)
+        .into_iter()
+        .find(|(id, _, _)| *id == "FAN-1")
+        .unwrap();
+    assert_eq!(fan_1.1, Outcome::DoesNotHold, "{}", fan_1.2);
 }

@@ -107,7 +107,11 @@ fn a_consumer_on_the_driver_thread_and_the_other_runtimes_deliver_every_byte() {
         for threads in [Threads::PerCore, Threads::OneWorker, Threads::CurrentThread] {
             let mut rig = Rig::with(Placement::Pinned, threads).unwrap();
             assert_eq!(rig.threads(), threads);
-            for design in [Design::StdMutexSwap, Design::TokioMutexSwap, Design::MpscUnbounded] {
+            for design in [
+                Design::StdMutexSwap,
+                Design::TokioMutexSwap,
+                Design::MpscUnbounded,
+            ] {
                 for consumer in [ConsumerOn::Worker, ConsumerOn::BlockOnThread] {
                     let swap = design != Design::MpscUnbounded;
                     if consumer == ConsumerOn::BlockOnThread
@@ -125,7 +129,9 @@ fn a_consumer_on_the_driver_thread_and_the_other_runtimes_deliver_every_byte() {
                                 consumer,
                                 counted: None,
                             })
-                            .unwrap_or_else(|e| panic!("{threads:?} {design:?} {consumer:?}: {e:#}"));
+                            .unwrap_or_else(|e| {
+                                panic!("{threads:?} {design:?} {consumer:?}: {e:#}")
+                            });
                         assert_eq!(burst.tally, Tally::expected(workers, per_worker));
                     }
                 }

@@ -192,8 +192,16 @@ pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
     }
 }
 
-/// "a", "a or b", "a, b or c".
+/// "a", "a or b", "a, b or c"; beyond four, the first three and how many
+/// more the map lists.
 fn join(settings: &[&str]) -> String {
+    if settings.len() > 4 {
+        return format!(
+            "{} or {} more conditions of the map",
+            settings[..3].join(", "),
+            settings.len() - 3
+        );
+    }
     match settings {
         [] => String::new(),
         [one] => one.to_string(),
@@ -399,6 +407,20 @@ mod tests {
         );
         let rows = [row("fair", Outcome::at_least(&big, 1.10))];
         assert_eq!(headline(&rows), (Outcome::Holds, None));
+    }
+
+    #[test]
+    fn a_long_list_of_conditions_is_cut_to_a_readable_headline() {
+        let rows: Vec<Condition> = (1..=7)
+            .map(|i| row(&format!("c{i}"), Outcome::Holds))
+            .chain([row("fair", Outcome::DoesNotHold)])
+            .collect();
+        let (o, q) = headline(&rows);
+        assert_eq!(o, Outcome::Depends);
+        assert_eq!(
+            q.unwrap(),
+            "holds only when c1, c2, c3 or 4 more conditions of the map"
+        );
     }
 
     #[test]

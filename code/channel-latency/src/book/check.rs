@@ -20,7 +20,27 @@ pub(super) fn check(data: &Data) -> Result<()> {
     check_backpressure(data)?;
     check_methods(data)?;
     check_ladder(data)?;
-    check_instructions(data)
+    check_instructions(data)?;
+    check_profiles(data)
+}
+
+/// Sampled profiles: absent, or each profiled pair once, with checked bursts.
+fn check_profiles(data: &Data) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    for p in &data.profiles {
+        let what = format!("CPU profile of {} at {} B", p.channel, p.bytes);
+        ensure!(
+            crate::profiles::PROFILED.contains(&(p.channel.as_str(), p.bytes)),
+            "{what}: not a profiled pair"
+        );
+        ensure!(
+            seen.insert((p.channel.clone(), p.bytes)),
+            "{what}: appears twice"
+        );
+        ensure!(p.bursts > 0, "{what}: no burst ran");
+        p.stacks.check().with_context(|| what.clone())?;
+    }
+    Ok(())
 }
 
 /// Experiment A the other ways: absent (a run from before them), or every

@@ -33,7 +33,7 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len() * (1 + ladder_steps());
     let cases = counted::cases_for(profile);
     lab.progress()
-        .set_total((sweep_steps + bp_steps + cases.len()) as u64);
+        .set_total((sweep_steps + bp_steps + cases.len() + crate::profiles::PROFILED.len()) as u64);
 
     let (points, memcpy) = sweep(lab, &rt, sampling, repeats)?;
     let head_to_head = head_to_head(lab, &rt, windows)?;
@@ -49,6 +49,22 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
         ));
         let (small, large) = counted::bursts(case);
         instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
+    }
+    let stretch = std::time::Duration::from_millis(profile.pick(50, 400, 1000));
+    let mut profiles = Vec::new();
+    for (channel, bytes) in crate::profiles::PROFILED {
+        let name =
+            format!("{channel} mpsc, {bytes} B bursts").replace("crossbeam mpsc", "crossbeam");
+        lab.progress().step(format_args!("CPU profile: {name}"));
+        let (bursts, stacks) = harness::stacks::record(lab, &name, || {
+            crate::profiles::bursts_for(channel, bytes, stretch)
+        })?;
+        profiles.push(super::BurstProfile {
+            channel: channel.to_string(),
+            bytes,
+            bursts,
+            stacks,
+        });
     }
 
     Ok(Data {
@@ -93,6 +109,7 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
             pause_ms: backpressure_ladder::pause(profile).as_millis() as u64,
             worker_threads: backpressure::worker_threads(),
         }),
+        profiles,
     })
 }
 

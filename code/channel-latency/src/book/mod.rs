@@ -8,9 +8,11 @@ mod claims;
 mod coordination;
 mod instructions;
 mod large_payloads;
+mod layouts;
 mod measure;
 mod other_ways;
 mod parameters;
+mod profile_exhibit;
 mod published;
 mod queue_ladder;
 mod queueing;
@@ -86,7 +88,7 @@ pub struct LadderSetup {
     pub worker_threads: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Data {
     pub sweep: SweepSetup,
     pub points: Vec<sweep::Point>,
@@ -110,6 +112,20 @@ pub struct Data {
     pub ladder: Vec<LadderRun>,
     #[serde(default)]
     pub ladder_setup: Option<LadderSetup>,
+    /// Sampled CPU profiles of tokio's and crossbeam's bursts
+    /// (`profiles::PROFILED`), outside any timing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<BurstProfile>,
+}
+
+/// One sampled profile of bursts run back to back.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BurstProfile {
+    pub channel: String,
+    pub bytes: usize,
+    /// Bursts run (and checked) while the profiler sampled.
+    pub bursts: u64,
+    pub stacks: harness::stacks::Stacks,
 }
 
 /// Experiment B's channels, in table order.
@@ -229,10 +245,22 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         render: other_ways::faults,
     },
     Exhibit {
+        name: "stack-offsets",
+        kind: ExhibitKind::Table,
+        about: "time per burst by stack offset, from the head-to-head timing",
+        render: layouts::table,
+    },
+    Exhibit {
         name: "instructions",
         kind: ExhibitKind::Table,
         about: "instructions per message (callgrind) beside the time ratios",
         render: instructions::table,
+    },
+    Exhibit {
+        name: "profiles",
+        kind: ExhibitKind::Figure,
+        about: "sampled CPU profiles of tokio's and crossbeam's bursts at 8 B and 32 KiB",
+        render: profile_exhibit::render,
     },
     Exhibit {
         name: "large-payloads",

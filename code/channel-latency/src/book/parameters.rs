@@ -84,6 +84,36 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
         "–".into(),
     ));
     t.push(row(
+        "A: the other ways (seed, ladder, runtimes), head to head",
+        |p| {
+            let (windows, pairs) = crate::methods::windows(p);
+            Cell::Text(format!(
+                "{windows} windows × {pairs} samples of each channel; a seed sample is {} bursts up to 4 KiB, 1 above",
+                crate::methods::sample_bursts(8)
+            ))
+        },
+        "criterion (runtime and driver not published)".into(),
+    ));
+    t.push(row(
+        "A: instructions counted (callgrind)",
+        |p| {
+            let cases = crate::counted::cases_for(p);
+            let mut sizes: Vec<String> = Vec::new();
+            for c in cases {
+                let s = format!(
+                    "{}{}",
+                    harness::Unit::Size.show(c.bytes as f64),
+                    if c.carry == "boxed" { " boxed" } else { "" }
+                );
+                if !sizes.contains(&s) {
+                    sizes.push(s);
+                }
+            }
+            Cell::Text(format!("tokio and crossbeam at {}", sizes.join(", ")))
+        },
+        "–".into(),
+    ));
+    t.push(row(
         "B: messages per point",
         |p| Cell::count(backpressure_messages(p) as u64),
         bp.description,
@@ -123,6 +153,18 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
     );
     grid[4] = Cell::Text(published_grid);
     t.push(grid);
+    t.push(row(
+        "B: the ladder, per rung, channel and setting",
+        |p| {
+            Cell::Text(format!(
+                "{} runs of {} messages; sleeping runs pause {} ms",
+                crate::backpressure_ladder::REPEATS,
+                harness::fmt::thousands(crate::backpressure_ladder::messages(p) as u64),
+                crate::backpressure_ladder::pause(p).as_millis()
+            ))
+        },
+        "one run of 100,000 messages per task; a 1 s pause".into(),
+    ));
     Ok(vec![Block::Table(t)])
 }
 

@@ -79,10 +79,24 @@ fn check_method(data: &FanInData) -> Result<()> {
     );
     let mut seen = BTreeSet::new();
     for p in &m.ladder {
-        let what = format!("ladder {} / {} / {} workers", p.step.id(), p.design.id(), p.workers);
-        ensure!(m.workers.contains(&p.workers), "{what}: worker count not in the method's");
-        ensure!(p.step.applies_to(p.design), "{what}: a step that does not change it");
-        ensure!(seen.insert((p.step, p.design, p.workers)), "{what}: measured twice");
+        let what = format!(
+            "ladder {} / {} / {} workers",
+            p.step.id(),
+            p.design.id(),
+            p.workers
+        );
+        ensure!(
+            m.workers.contains(&p.workers),
+            "{what}: worker count not in the method's"
+        );
+        ensure!(
+            p.step.applies_to(p.design),
+            "{what}: a step that does not change it"
+        );
+        ensure!(
+            seen.insert((p.step, p.design, p.workers)),
+            "{what}: measured twice"
+        );
         ensure!(
             p.per_worker == p.step.recipe().per_worker,
             "{what}: {} messages per worker",
@@ -124,12 +138,22 @@ fn check_method(data: &FanInData) -> Result<()> {
     let mut seen = BTreeSet::new();
     for x in &m.varied {
         let p = &x.point;
-        let what = format!("{} / {} / {} workers", x.variation.id(), p.design.id(), p.workers);
+        let what = format!(
+            "{} / {} / {} workers",
+            x.variation.id(),
+            p.design.id(),
+            p.workers
+        );
         ensure!(
-            x.variation.points(&m.workers).contains(&(p.design, p.workers)),
+            x.variation
+                .points(&m.workers)
+                .contains(&(p.design, p.workers)),
             "{what}: not a point of this variation"
         );
-        ensure!(seen.insert((x.variation, p.design, p.workers)), "{what}: measured twice");
+        ensure!(
+            seen.insert((x.variation, p.design, p.workers)),
+            "{what}: measured twice"
+        );
         ensure!(
             x.per_worker == x.variation.per_worker()
                 && p.bytes_per_burst == (p.workers * x.per_worker) as u64,
@@ -139,6 +163,16 @@ fn check_method(data: &FanInData) -> Result<()> {
         ensure!(
             p.bursts >= p.timing.samples as u64,
             "{what}: fewer validated bursts than samples"
+        );
+    }
+    for p in &m.profiles {
+        p.stacks.check()?;
+        ensure!(
+            p.bursts >= 1 && m.workers.last() == Some(&p.workers),
+            "the profile of {}: {} bursts of {} workers",
+            p.stacks.design,
+            p.bursts,
+            p.workers
         );
     }
     for c in &m.counted {

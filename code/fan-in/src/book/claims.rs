@@ -79,7 +79,7 @@ pub(super) const FAN2_LARGEST_AT_LEAST: usize = 1000;
 /// FAN-2's wide margin.
 const FAN2_MIN_GAP: f64 = 10.0;
 /// FAN-3's "roughly 25x": within this factor of it.
-const FAN3_CLAIMED: f64 = 25.0;
+pub(super) const FAN3_CLAIMED: f64 = 25.0;
 const FAN3_TOLERANCE: f64 = 2.0;
 const FAN4_MIN_PER_WRITE: f64 = 16.0;
 const FAN4_MIN_SHARE: f64 = 0.9;
@@ -190,7 +190,10 @@ fn fan_2(v: &View<'_>) -> Option<(Outcome, String)> {
     }
     let mut figure = format!("{top} workers: mpsc ÷ swap {}", gap.show(Unit::Ratio));
     if let Some((w, r)) = closest {
-        figure.push_str(&format!("; closest call {w} workers, {}", r.show(Unit::Ratio)));
+        figure.push_str(&format!(
+            "; closest call {w} workers, {}",
+            r.show(Unit::Ratio)
+        ));
     }
     Some((Outcome::all_of(&parts), figure))
 }

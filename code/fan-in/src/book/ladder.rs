@@ -53,7 +53,7 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            blocks.push(not_in_run(run.machine(), run.provenance.profile));
             continue;
         }
         let mut t = Table::new(
@@ -70,6 +70,7 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
             &[
                 "Workers",
                 "Step",
+                "Correction",
                 "std swap: producers finished",
                 "tokio swap: producers finished",
                 "std swap: sink ÷ burst",
@@ -77,7 +78,7 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 "mpsc: sink ÷ burst",
             ],
         )
-        .left(&[1]);
+        .left(&[2]);
         for &w in &d.method.workers {
             for step in Step::ALL {
                 let (std, tokio, mpsc) = (
@@ -87,6 +88,7 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 );
                 t.push(vec![
                     Cell::count(w as u64),
+                    Cell::count(step.index() as u64),
                     Cell::from(step.label()),
                     finished_share(std),
                     finished_share(tokio),
@@ -106,7 +108,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            blocks.push(not_in_run(run.machine(), run.provenance.profile));
             continue;
         }
         let mut t = Table::new(
@@ -126,6 +128,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
             &[
                 "Workers",
                 "Step",
+                "Correction",
                 "std Mutex swap",
                 "tokio Mutex swap",
                 "mpsc unbounded",
@@ -133,13 +136,14 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 "mpsc ÷ std swap",
             ],
         )
-        .left(&[1]);
+        .left(&[2]);
         for &w in &d.method.workers {
             for step in Step::ALL {
                 let v = views::ladder(d, step);
                 let time = |design| {
-                    v.get(design, w)
-                        .map_or(Cell::from("—"), |p| Cell::time(p.timing.estimate(Statistic::Median)))
+                    v.get(design, w).map_or(Cell::from("—"), |p| {
+                        Cell::time(p.timing.estimate(Statistic::Median))
+                    })
                 };
                 let ratio = |a, b| {
                     v.ratio(a, b, w)
@@ -147,6 +151,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 };
                 t.push(vec![
                     Cell::count(w as u64),
+                    Cell::count(step.index() as u64),
                     Cell::from(step.label()),
                     time(Design::StdMutexSwap),
                     time(Design::TokioMutexSwap),
@@ -163,7 +168,10 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
 
 /// One series per worker count: a ratio at every step.
 fn ratio_series(d: &FanInData, a: Design, b: Design) -> Vec<Series> {
-    let views: Vec<(Step, View<'_>)> = Step::ALL.iter().map(|&s| (s, views::ladder(d, s))).collect();
+    let views: Vec<(Step, View<'_>)> = Step::ALL
+        .iter()
+        .map(|&s| (s, views::ladder(d, s)))
+        .collect();
     d.method
         .workers
         .iter()
@@ -193,37 +201,57 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            blocks.push(not_in_run(run.machine(), run.provenance.profile));
             continue;
         }
-        let steps: Vec<String> = Step::ALL.iter().map(|s| s.label().to_string()).collect();
-        for (id, title, a, b) in [
+        let steps: Vec<String> = Step::ALL
+            .iter()
+            .map(|s| format!("{} {}", s.index(), s.label()))
+            .collect();
+        for (id, title, a, b, claimed) in [
             (
                 "tokio-std",
                 "tokio Mutex swap ÷ std Mutex swap (FAN-3)",
                 Design::TokioMutexSwap,
                 Design::StdMutexSwap,
+                Some(super::claims::FAN3_CLAIMED),
             ),
             (
                 "mpsc-std",
                 "mpsc unbounded ÷ std Mutex swap (FAN-1, FAN-2)",
                 Design::MpscUnbounded,
                 Design::StdMutexSwap,
+                None,
             ),
         ] {
+            let mut series = ratio_series(d, a, b);
+            if let Some(claimed) = claimed {
+                series.push(Series::published(
+                    "claimed (FAN-3)",
+                    Step::ALL
+                        .iter()
+                        .map(|s| Point::new(s.index() as f64, claimed))
+                        .collect(),
+                ));
+            }
             blocks.push(Block::Figure(Figure {
                 id: format!("fan-in-ladder-{id}-{}", run.machine()),
                 title: format!("{title}, step by step"),
                 caption: format!(
                     "{title} at each step of the ladder, one line per worker count, medians \
-                     with their 95 % intervals, on {} ({} profile). Steps: {}.",
+                     with their 95 % intervals, on {} ({} profile). Steps: {}.{}",
                     run.machine(),
                     run.provenance.profile,
-                    steps.join("; ")
+                    steps.join("; "),
+                    if claimed.is_some() {
+                        " Dashed: the ratio the post claimed."
+                    } else {
+                        ""
+                    }
                 ),
                 x: Axis::linear("step of the ladder (0: as published, 6: the fair experiment)"),
                 y: Axis::log("ratio of median times (×)"),
-                series: ratio_series(d, a, b),
+                series,
             }));
         }
     }

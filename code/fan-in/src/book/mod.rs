@@ -9,6 +9,7 @@ mod ladder;
 mod own_design;
 mod parameters;
 mod placement_table;
+mod profiles;
 mod tables;
 mod variations;
 mod views;
@@ -199,6 +200,12 @@ impl Chapter for FanIn {
             kind: ExhibitKind::Table,
             about: "the swaps' locks counted with the consumer on a worker or the block_on thread",
             render: variations::counted,
+        },
+        Exhibit {
+            name: "profiles",
+            kind: ExhibitKind::Figure,
+            about: "flame graphs of the std and tokio swap at the method's largest count",
+            render: profiles::profiles,
         },
         Exhibit {
             name: "verdicts",

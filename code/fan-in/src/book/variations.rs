@@ -24,7 +24,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.varied.is_empty() {
-            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            blocks.push(not_in_run(run.machine(), run.provenance.profile));
             continue;
         }
         let mut t = Table::new(
@@ -90,20 +90,19 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.counted.is_empty() {
-            blocks.push(not_in_run(run.machine(), &run.provenance.profile));
+            blocks.push(not_in_run(run.machine(), run.provenance.profile));
             continue;
         }
         let first = &d.method.counted[0];
         let mut t = Table::new(
             format!(
-                "The two swaps with their locks counted, {} workers into the loopback TCP sink, \
-                 {} bursts each, on {} ({} profile), threads pinned. Per burst: the median time; \
+                "The two swaps with their locks counted, into the loopback TCP sink, {} bursts \
+                 each, on {} ({} profile), threads pinned. Per burst: the median time; \
                  how often the consumer held the lock, and how often it found it taken; how long \
                  such a wait lasted (mean); the share of the producers' pushes that found the \
                  lock taken; the locks that made their task yield because it had spent tokio's \
                  cooperative budget; the voluntary context switches of the whole process \
                  (threads put to sleep until the OS woke them).",
-                first.workers,
                 first.bursts.len(),
                 run.machine(),
                 run.provenance.profile
@@ -111,6 +110,7 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
             &[
                 "Runtime",
                 "Consumer",
+                "Workers",
                 "Messages per worker",
                 "Design",
                 "Time per burst",
@@ -122,7 +122,7 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 "Context switches",
             ],
         )
-        .left(&[0, 1, 3]);
+        .left(&[0, 1, 4]);
         for c in &d.method.counted {
             let n = c.bursts.len().max(1) as f64;
             let mut times: Vec<f64> = c.bursts.iter().map(|(t, _)| *t).collect();
@@ -139,6 +139,7 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
             t.push(vec![
                 Cell::from(c.threads.label()),
                 Cell::from(c.consumer.label()),
+                Cell::count(c.workers as u64),
                 Cell::count(c.per_worker as u64),
                 Cell::from(c.design.label()),
                 Cell::nanos(median),

@@ -176,7 +176,10 @@ pub(super) fn variation(d: &FanInData, variation: Variation) -> View<'_> {
         other => other,
     };
     for x in &d.method.varied {
-        let swap = matches!(x.point.design, Design::StdMutexSwap | Design::TokioMutexSwap);
+        let swap = matches!(
+            x.point.design,
+            Design::StdMutexSwap | Design::TokioMutexSwap
+        );
         let wanted = if swap { variation } else { channels_from };
         if x.variation == wanted {
             v.push(
@@ -196,7 +199,11 @@ pub(super) fn variation(d: &FanInData, variation: Variation) -> View<'_> {
 /// The free-placement control: the swap and mpsc at a few counts, threads
 /// where the scheduler puts them.
 pub(super) fn free(d: &FanInData) -> View<'_> {
-    let mut v = View::new("thread placement", "threads free (not pinned)", Statistic::Median);
+    let mut v = View::new(
+        "thread placement",
+        "threads free (not pinned)",
+        Statistic::Median,
+    );
     for m in &d.free_points {
         v.push(
             m.design,

@@ -93,7 +93,8 @@ impl<'a> Env<'a> {
         } else {
             Some(self.stream.borrow_mut().take())
         };
-        let (addr, nodelay, accepted) = (self.sink.addr(), self.nodelay(), Arc::clone(&self.accepted));
+        let (addr, nodelay, accepted) =
+            (self.sink.addr(), self.nodelay(), Arc::clone(&self.accepted));
         async move {
             match stored {
                 None => connect(addr, nodelay, accepted).await,
@@ -267,7 +268,12 @@ async fn swap<S: Swap>(env: &Env<'_>) -> io::Result<u64> {
         local.spawn_local(async move { published.await.map(|()| None) })
     };
     for w in 0..workers {
-        producers.spawn(S::produce(inbox.clone(), live.enlist(), w, recipe.per_worker));
+        producers.spawn(S::produce(
+            inbox.clone(),
+            live.enlist(),
+            w,
+            recipe.per_worker,
+        ));
     }
     let mut finished = 0;
     match recipe.stop {
@@ -286,7 +292,10 @@ async fn swap<S: Swap>(env: &Env<'_>) -> io::Result<u64> {
             producers.abort_all();
         }
         Stop::SinkHasAll => {
-            let sink = local.run_until(consumer).await.map_err(io::Error::other)??;
+            let sink = local
+                .run_until(consumer)
+                .await
+                .map_err(io::Error::other)??;
             let sink = sink.ok_or_else(|| io::Error::other("the consumer kept its sink"))?;
             env.all_arrived(due, sink).await;
         }

@@ -96,13 +96,13 @@ impl Step {
     /// How the page names the step (each keeps the ones above it).
     pub fn label(self) -> &'static str {
         match self {
-            Step::AsPublished => "0. as published",
-            Step::BufferCleared => "1. + swap buffer cleared",
-            Step::BookMessages => "2. + the book's messages per worker",
-            Step::SameStopPoint => "3. + same stop point (sink holds every byte)",
-            Step::ConnectOnce => "4. + connect once, outside the timing",
-            Step::BookRig => "5. + the book's rig (pinned, one burst per iteration)",
-            Step::ConsumerOnWorker => "6. + swap consumer on a worker (the fair experiment)",
+            Step::AsPublished => "as published",
+            Step::BufferCleared => "+ swap buffer cleared",
+            Step::BookMessages => "+ the book's messages per worker",
+            Step::SameStopPoint => "+ same stop point (sink holds every byte)",
+            Step::ConnectOnce => "+ connect once, outside the timing",
+            Step::BookRig => "+ the book's rig (pinned, one burst per iteration)",
+            Step::ConsumerOnWorker => "+ swap consumer on a worker (the fair experiment)",
         }
     }
 
@@ -117,7 +117,7 @@ impl Step {
             other => format!(
                 "ladder step {}: {}",
                 other.index(),
-                other.label().split_once(". + ").map_or("", |(_, what)| what)
+                other.label().trim_start_matches("+ ")
             ),
         }
     }

@@ -155,11 +155,12 @@ fn checked(
 ) -> Result<Work> {
     let recipe = env.recipe;
     env.disconnect();
+    // Ends every task still holding a connection: an aborted consumer
+    // writes until its next yield, so its count is read after this.
+    drop(rt);
     let ledger = env.ledger.take();
     let accepted = (env.accepted.bytes(), env.accepted.calls());
     drop(env);
-    // Ends every task still holding a connection (an aborted consumer).
-    drop(rt);
     let arrived = sink.finish()?;
 
     let what = format!("{} at {} ({workers} workers)", design.label(), step.label());

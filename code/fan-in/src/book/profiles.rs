@@ -1,0 +1,42 @@
+//! Where the swaps' CPU time goes: flame graphs of the std and tokio swap
+//! at the largest count of the method experiments, and of the tokio swap
+//! with its consumer on the `block_on` thread.
+use anyhow::Result;
+use harness::render::flame;
+use harness::{Block, Book};
+
+use super::FanInData;
+
+pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        let d = &run.data;
+        let profiles = &d.method.profiles;
+        let Some(first) = profiles.first() else {
+            blocks.push(Block::Text(format!(
+                "Not in the run on {} ({} profile): it was measured before the profiles were \
+                 recorded. Re-measure with `scripts/fresh fan-in`.",
+                run.machine(),
+                run.provenance.profile
+            )));
+            continue;
+        };
+        let caption = format!(
+            "CPU profiles of the swaps at {} workers of {} messages into the loopback TCP \
+             sink, on {} ({} profile), threads pinned: bursts run back to back for a fixed \
+             time while every thread of the process is sampled, at up to {} samples per \
+             second of CPU time (the kernel delivers at most one per scheduler tick and \
+             core). A frame's width is its share of the profile's samples, its colour its \
+             frame group; a thread asleep is not sampled, so a wait shows as the CPU spent \
+             going to sleep and waking, not as its length.",
+            first.workers,
+            d.per_worker,
+            run.machine(),
+            run.provenance.profile,
+            first.stacks.hz
+        );
+        let stacks: Vec<_> = profiles.iter().map(|p| &p.stacks).collect();
+        blocks.extend(flame::exhibit(&stacks, &caption)?);
+    }
+    Ok(blocks)
+}
