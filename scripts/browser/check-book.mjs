@@ -308,7 +308,7 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
     });
     // Answer first: the verdicts and the figure that answers the question
     // within one and a half screens of the top.
-    // Pages opt in by opening with the `summary` exhibit; until every page
+    // Pages opt in by opening with the `answer` exhibit; until every page
     // does (issue 27), a page that has not is reported, not failed.
     const limit = 1.5 * layout.viewport;
     if (layout.firstVerdict === null) {

@@ -83,7 +83,7 @@ fn smoke_run_checks_and_renders_every_exhibit() {
     let store = Store::new(dir.path());
     store.write(file).unwrap();
 
-    for exhibit in exhibits::<FanIn>() {
+    for exhibit in exhibits::<FanIn>().unwrap() {
         let name = exhibit.name;
         let md = render_exhibit::<FanIn>(name, &store)
             .unwrap_or_else(|e| panic!("exhibit {name}: {e:#}"));

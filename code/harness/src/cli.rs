@@ -101,23 +101,20 @@ pub struct HeadlineVerdict {
     pub outcome: String,
 }
 
-/// Every exhibit of chapter `C`: its own, then the two the harness adds.
-pub fn exhibits<C: Chapter>() -> Vec<Exhibit<C::Data>> {
-    let own = C::EXHIBITS.iter().map(|e| Exhibit {
-        name: e.name,
-        kind: e.kind,
-        about: e.about,
-        render: e.render,
-    });
-    own.chain([
+/// Every exhibit of chapter `C`: its own, then the ones the harness adds
+/// (`answer`, `provenance`, `precision`). A chapter exhibit named like a
+/// built-in one would hide it from the page, so it is refused with the
+/// name to change.
+pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
+    let built_in: [Exhibit<C::Data>; 3] = [
         Exhibit {
-            name: "summary",
+            name: "answer",
             kind: ExhibitKind::Text,
             about: "answer first: each claim's headline verdict, linked to its verdict map",
             render: |book| {
-                Ok(vec![Block::Text(crate::render::summary(
-                    &verdicts_of::<C>(book)?,
-                ))])
+                Ok(vec![Block::Text(crate::render::answer(&verdicts_of::<C>(
+                    book,
+                )?))])
             },
         },
         Exhibit {
@@ -132,13 +129,35 @@ pub fn exhibits<C: Chapter>() -> Vec<Exhibit<C::Data>> {
             about: "how precise each headline estimate is, per machine",
             render: crate::render::notes::precision::<C>,
         },
-    ])
-    .collect()
+    ];
+    if let Some(e) = C::EXHIBITS
+        .iter()
+        .find(|e| built_in.iter().any(|b| b.name == e.name))
+    {
+        bail!(
+            "chapter {}: its exhibit {:?} has the name of an exhibit the harness adds to every \
+             chapter ({}); rename it in the chapter's EXHIBITS",
+            C::NAME,
+            e.name,
+            built_in
+                .iter()
+                .map(|b| b.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let own = C::EXHIBITS.iter().map(|e| Exhibit {
+        name: e.name,
+        kind: e.kind,
+        about: e.about,
+        render: e.render,
+    });
+    Ok(own.chain(built_in).collect())
 }
 
 /// The exhibit named `name`, or an error listing the names there are.
 fn exhibit<C: Chapter>(name: &str) -> Result<Exhibit<C::Data>> {
-    let all = exhibits::<C>();
+    let all = exhibits::<C>()?;
     let names: Vec<&str> = all.iter().map(|e| e.name).collect();
     match all.into_iter().find(|e| e.name == name) {
         Some(e) => Ok(e),
@@ -257,15 +276,14 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                 eprintln!("{}: {n} files written to {}", C::NAME, dir.display());
             })
         }
-        Some(Command::Exhibits) => {
-            for e in exhibits::<C>() {
+        Some(Command::Exhibits) => exhibits::<C>().map(|all| {
+            for e in all {
                 println!("{}\t{:?}\t{}", e.name, e.kind, e.about);
             }
             for c in C::CLAIMS {
                 println!("claim\t{}\t{}", c.id, c.statement);
             }
-            Ok(())
-        }
+        }),
         Some(Command::Derive { file }) => check_file::<C>(&file).and_then(|f| {
             let f = derive::<C>(f, &file)?;
             crate::results::write_atomically(&file, &f.to_bytes()?)?;
@@ -377,7 +395,7 @@ pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<Res
         focus: Default::default(),
     };
     let (rendered, derived) = crate::measure::stats::remembering(derived, || {
-        exhibits::<C>()
+        exhibits::<C>()?
             .iter()
             .try_for_each(|e| (e.render)(&book).map(drop))
     });
@@ -478,7 +496,7 @@ pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String
     out.push('\n');
     let known = book.derived();
     let body = crate::measure::stats::remembering(known, || -> Result<String> {
-        let all = exhibits::<C>();
+        let all = exhibits::<C>()?;
         let mut verdicts = String::new();
         let mut tables = String::new();
         for e in &all {
@@ -549,4 +567,78 @@ fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -
         book,
         &blocks,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Claim, Exhibit, Lab};
+
+    const FIGURE: Exhibit<()> = Exhibit {
+        name: "figure",
+        kind: ExhibitKind::Figure,
+        about: "a figure of its own",
+        render: |_| Ok(Vec::new()),
+    };
+
+    /// A chapter whose own exhibit takes the built-in answer list's name.
+    struct Shadowing;
+
+    impl Chapter for Shadowing {
+        type Data = ();
+        const NAME: &'static str = "shadowing";
+        const MEASURED_CRATES: &'static [&'static str] = &[];
+        const CLAIMS: &'static [Claim] = &[];
+        const EXHIBITS: &'static [Exhibit<()>] = &[
+            FIGURE,
+            Exhibit {
+                name: "answer",
+                kind: ExhibitKind::Text,
+                about: "its own answer, which would hide the harness's",
+                render: |_| Ok(Vec::new()),
+            },
+        ];
+
+        fn measure(_: &Lab) -> Result<()> {
+            Ok(())
+        }
+
+        fn check(_: &()) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The same chapter with only its figure: every built-in comes after it.
+    struct Plain;
+
+    impl Chapter for Plain {
+        type Data = ();
+        const NAME: &'static str = "plain";
+        const MEASURED_CRATES: &'static [&'static str] = &[];
+        const CLAIMS: &'static [Claim] = &[];
+        const EXHIBITS: &'static [Exhibit<()>] = &[FIGURE];
+
+        fn measure(_: &Lab) -> Result<()> {
+            Ok(())
+        }
+
+        fn check(_: &()) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_chapter_exhibit_may_not_shadow_a_built_in_one() {
+        let err = format!("{:#}", exhibits::<Shadowing>().err().expect("refused"));
+        assert!(
+            err.contains("shadowing") && err.contains("\"answer\"") && err.contains("rename"),
+            "{err}"
+        );
+        let names: Vec<&str> = exhibits::<Plain>()
+            .unwrap()
+            .iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["figure", "answer", "provenance", "precision"]);
+    }
 }

@@ -15,7 +15,8 @@
 //! by [`experiments`] and put on the page by [`book`]. The published round's
 //! sensitivity: [`drivers`] (how rounds reach the runtime), [`allocator`],
 //! [`probe`] (a sample in a fresh process), [`sensitivity`] (the grid),
-//! [`polls`] (polls counted, not timed), [`counted`] (instructions, by callgrind).
+//! [`polls`] (polls counted, not timed), [`counted`] (instructions, by callgrind),
+//! [`profiles`] (where a round's CPU time goes, sampled).
 use std::future::Future;
 use std::time::Duration;
 
@@ -32,6 +33,7 @@ pub mod experiments;
 pub mod heartbeat;
 pub mod polls;
 pub mod probe;
+pub mod profiles;
 pub mod sensitivity;
 pub mod std_mutex_counter;
 pub mod tokio_budget_first_counter;
@@ -146,6 +148,10 @@ pub struct Plan {
     pub sensitivity: sensitivity::Grid,
     /// Futures per counted round (`polls`).
     pub poll_futures: usize,
+    /// How long each CPU profile samples rounds (`profiles`): the std and
+    /// tokio counters in the published round at `join_all_sizes`' largest
+    /// size and in the contended round at MUT-2's size, on every core.
+    pub profile_for: Duration,
 }
 
 impl Plan {
@@ -204,6 +210,7 @@ impl Plan {
                 rounds: profile.pick(2, 4, 10),
             },
             poll_futures: profile.pick(2_000, PUBLISHED_FUTURES, PUBLISHED_FUTURES),
+            profile_for: Duration::from_millis(profile.pick(150, 500, 1_000)),
         }
     }
 

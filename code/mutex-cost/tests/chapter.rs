@@ -42,7 +42,10 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
             matches!(
                 (exhibit.kind, b),
                 (ExhibitKind::Table, Block::Table(_))
-                    | (ExhibitKind::Figure, Block::Figure(_) | Block::Bars(_))
+                    | (
+                        ExhibitKind::Figure,
+                        Block::Figure(_) | Block::Bars(_) | Block::Drawn(_)
+                    )
                     | (ExhibitKind::Verdicts, Block::Verdicts(_))
                     | (ExhibitKind::Text, Block::Text(_))
             )
@@ -211,7 +214,7 @@ fn the_page_shows_every_exhibit_and_only_declared_ones() {
         .filter_map(|l| l.strip_prefix(prefix)?.strip_suffix(" -->"))
         .collect();
     // The chapter's own exhibits, then the ones the harness adds.
-    let all = harness::cli::exhibits::<MutexCost>();
+    let all = harness::cli::exhibits::<MutexCost>().unwrap();
     assert!(
         all.len() > MutexCost::EXHIBITS.len(),
         "no built-in exhibits"

@@ -201,10 +201,11 @@ pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         if run.data.creation_counts.is_empty() {
-            blocks.push(Block::Text(format!(
-                "Instruction counts on {}: not in this run: re-measure with scripts/fresh alloc-probe.",
-                run.machine()
-            )));
+            blocks.push(Block::not_in_run(
+                "alloc-probe",
+                run.machine(),
+                "Instruction counts",
+            ));
             continue;
         }
         for s in SCENARIOS.iter().filter(|s| !channels_in(run, s).is_empty()) {

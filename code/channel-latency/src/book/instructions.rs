@@ -3,7 +3,7 @@
 use anyhow::Result;
 use harness::{Block, Book, Cell, PerOp, Table, Unit};
 
-use super::other_ways::{Source, NOT_IN_RUN};
+use super::other_ways::Source;
 use super::{machine_of, Data};
 use crate::counted::{case, CASES};
 use crate::{Carry, BURST};
@@ -33,10 +33,11 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.instructions.is_empty() {
-        return Ok(vec![Block::Text(format!(
-            "Instruction counts are {NOT_IN_RUN} (the results of {} predate them).",
-            machine_of(run)
-        ))]);
+        return Ok(vec![Block::not_in_run(
+            "channel-latency",
+            &machine_of(run),
+            "Instruction counts",
+        )]);
     }
     let mut t = Table::new(
         format!(

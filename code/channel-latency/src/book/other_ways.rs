@@ -158,10 +158,11 @@ fn ratio_cell(d: &Data, source: Source, bytes: usize) -> Result<Cell> {
 fn missing(book: &Book<Data>) -> Option<Block> {
     let run = book.primary();
     run.data.methods.is_empty().then(|| {
-        Block::Text(format!(
-            "Experiment A's other ways are {NOT_IN_RUN} (the results of {} predate them).",
-            machine_of(run)
-        ))
+        Block::not_in_run(
+            "channel-latency",
+            &machine_of(run),
+            "Experiment A's other ways",
+        )
     })
 }
 

@@ -5,17 +5,17 @@ use anyhow::Result;
 use harness::render::flame;
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::other_ways::NOT_IN_RUN;
 use super::{machine_of, size_label, BurstProfile, Data};
 
 pub(super) fn render(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.profiles.is_empty() {
-        return Ok(vec![Block::Text(format!(
-            "CPU profiles are {NOT_IN_RUN} (the results of {} predate them).",
-            machine_of(run)
-        ))]);
+        return Ok(vec![Block::not_in_run(
+            "channel-latency",
+            &machine_of(run),
+            "CPU profiles",
+        )]);
     }
     let mut out = Vec::new();
     for bytes in [8, 32768] {

@@ -7,7 +7,6 @@ use harness::stats::{paired_ratio, Statistic};
 use harness::timing::Timing;
 use harness::{Block, Book, Cell, Estimate, Table};
 
-use super::other_ways::NOT_IN_RUN;
 use super::{machine_of, Data};
 use crate::backpressure::{Latencies, Run};
 use crate::backpressure_ladder::LadderRun;
@@ -250,10 +249,11 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let Some(setup) = &d.ladder_setup else {
-        return Ok(vec![Block::Text(format!(
-            "Experiment B's ladder is {NOT_IN_RUN} (the results of {} predate it).",
-            machine_of(run)
-        ))]);
+        return Ok(vec![Block::not_in_run(
+            "channel-latency",
+            &machine_of(run),
+            "Experiment B's ladder",
+        )]);
     };
     let mut header = vec!["way of measuring".to_string()];
     header.extend(settings().map(|(t, b)| setting_label(t, b)));

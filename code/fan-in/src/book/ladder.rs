@@ -12,11 +12,8 @@ use crate::published::rounds::LadderPoint;
 use crate::Design;
 
 /// Said instead of an exhibit for a run measured before the ladder existed.
-pub(super) fn not_in_run(run_machine: &str, profile: impl std::fmt::Display) -> Block {
-    Block::Text(format!(
-        "Not in the run on {run_machine} ({profile} profile): it was measured before the \
-         ladder and the variations existed. Re-measure with `scripts/fresh fan-in`."
-    ))
+pub(super) fn not_in_run(run_machine: &str) -> Block {
+    Block::not_in_run("fan-in", run_machine, "The ladder and the variations")
 }
 
 /// The measured ladder point a step stands on for `design` (`None`: the
@@ -53,7 +50,7 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), run.provenance.profile));
+            blocks.push(not_in_run(run.machine()));
             continue;
         }
         let mut t = Table::new(
@@ -108,7 +105,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), run.provenance.profile));
+            blocks.push(not_in_run(run.machine()));
             continue;
         }
         let mut t = Table::new(
@@ -201,7 +198,7 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine(), run.provenance.profile));
+            blocks.push(not_in_run(run.machine()));
             continue;
         }
         let steps: Vec<String> = Step::ALL

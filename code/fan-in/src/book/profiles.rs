@@ -13,12 +13,7 @@ pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
         let d = &run.data;
         let profiles = &d.method.profiles;
         let Some(first) = profiles.first() else {
-            blocks.push(Block::Text(format!(
-                "Not in the run on {} ({} profile): it was measured before the profiles were \
-                 recorded. Re-measure with `scripts/fresh fan-in`.",
-                run.machine(),
-                run.provenance.profile
-            )));
+            blocks.push(Block::not_in_run("fan-in", run.machine(), "CPU profiles"));
             continue;
         };
         let caption = format!(

@@ -24,7 +24,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.varied.is_empty() {
-            blocks.push(not_in_run(run.machine(), run.provenance.profile));
+            blocks.push(not_in_run(run.machine()));
             continue;
         }
         let mut t = Table::new(
@@ -90,7 +90,7 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let d = &run.data;
         if d.method.counted.is_empty() {
-            blocks.push(not_in_run(run.machine(), run.provenance.profile));
+            blocks.push(not_in_run(run.machine()));
             continue;
         }
         let first = &d.method.counted[0];

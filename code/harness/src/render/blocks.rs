@@ -26,6 +26,17 @@ pub struct Drawn {
     pub svg: String,
 }
 
+impl Block {
+    /// What an exhibit shows for a run measured before its experiment
+    /// existed: `what` (e.g. "The ladder") is not in the results of
+    /// `machine`, and how to measure it.
+    pub fn not_in_run(chapter: &str, machine: &str, what: &str) -> Block {
+        Block::Text(format!(
+            "{what} on {machine}: not in this run: re-measure with scripts/fresh {chapter}."
+        ))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
     Left,

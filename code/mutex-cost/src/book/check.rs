@@ -37,6 +37,13 @@ pub(super) fn data(data: &Data) -> Result<()> {
         data.coop.pending,
         data.coop.ops
     );
+    for p in &data.profiles {
+        let what = crate::profiles::profile_name(p.shape, p.variant, p.futures);
+        ensure!(p.rounds_validated > 0, "profile {what}: no round validated");
+        p.stacks
+            .check()
+            .map_err(|e| e.context(format!("profile {what}")))?;
+    }
     for load in Load::ALL {
         let h = heartbeat_of(data, load)?;
         let what = format!("heartbeat {}", load.name());

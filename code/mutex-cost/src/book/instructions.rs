@@ -10,14 +10,15 @@ use crate::allocator::Allocator;
 use crate::drivers::{Driver, Lock};
 use crate::Variant;
 
-const NOT_IN_RUN: &str =
-    "The instruction counts are not in this run: re-measure with scripts/fresh mutex-cost.";
-
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.instructions.is_empty() {
-        return Ok(vec![Block::Text(NOT_IN_RUN.into())]);
+        return Ok(vec![Block::not_in_run(
+            "mutex-cost",
+            run.machine(),
+            "The instruction counts",
+        )]);
     }
     let mut counts = Table::new(
         "Instructions callgrind counted per operation on the thread that polls the work (Valgrind's callgrind, \

@@ -7,8 +7,6 @@ use super::conditions::{self, Row};
 use super::Data;
 use crate::{Variant, ACTOR_CLAIM_FUTURES};
 
-const NOT_IN_RUN: &str = "The ladder is not in this run: re-measure with scripts/fresh mutex-cost.";
-
 fn step(row: &Row) -> Cell {
     if row.fair {
         format!("{} (the fair experiment)", row.setting).into()
@@ -81,7 +79,7 @@ pub(super) fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
     }
     blocks.push(Block::Table(t));
     if d.in_task.is_empty() || d.task_per_future.is_empty() {
-        blocks.push(Block::Text(NOT_IN_RUN.into()));
+        blocks.push(Block::not_in_run("mutex-cost", run.machine(), "The ladder"));
     }
     Ok(blocks)
 }

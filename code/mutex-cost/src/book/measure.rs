@@ -8,6 +8,7 @@ use crate::drivers::{Driver, Lock};
 use crate::experiments::{self, Placement, RoundTiming, PER_OP_LOCKS};
 use crate::heartbeat::Load;
 use crate::polls::{poll_count, PollCount};
+use crate::profiles::{self, ProfiledShape, PROFILED_VARIANTS};
 use crate::{allocator, sensitivity, Plan, Variant, ACTOR_CLAIM_FUTURES};
 
 /// The variants a ladder step times at `futures`: the actor only at the
@@ -97,7 +98,8 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
             + Load::ALL.len()
             + plan.sensitivity.samples()
             + polls.len()
-            + COUNTED.len()) as u64,
+            + COUNTED.len()
+            + ProfiledShape::ALL.len() * PROFILED_VARIANTS.len()) as u64,
     );
     let repeat_of = |r: usize| format!("repeat {} of {}", r + 1, plan.repeats);
     let mut join_all = Vec::new();
@@ -195,6 +197,17 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         let (small, large) = counted::sizes(case.name, lab.profile());
         instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
     }
+    // Sampled, outside every timing: the published round at the sweep's
+    // largest size, the contended one at MUT-2's.
+    let largest = plan.join_all_sizes.iter().copied().max().unwrap_or(1_000);
+    let contended_at = plan
+        .contended_sizes
+        .iter()
+        .copied()
+        .filter(|&f| f <= ACTOR_CLAIM_FUTURES)
+        .max()
+        .unwrap_or(largest);
+    let profiles = profiles::record_all(lab, largest, contended_at, plan.profile_for)?;
     // MUT-2's points once more, at the end of the run: their repeats then
     // come from two stretches of it, minutes apart.
     for (futures, workers, parts) in &mut contended_parts {
@@ -227,6 +240,7 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         sensitivity,
         polls: poll_counts,
         instructions,
+        profiles,
         future_bytes: [Lock::Std, Lock::Tokio, Lock::TokioBudgetFirst]
             .into_iter()
             .filter_map(|lock| Some((lock, crate::drivers::future_bytes(lock)? as u64)))

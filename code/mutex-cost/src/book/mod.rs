@@ -11,6 +11,7 @@ mod ladder;
 mod measure;
 mod parameters;
 mod per_op;
+mod profiles;
 mod published_shape;
 mod sensitivity;
 mod summary;
@@ -69,6 +70,11 @@ pub struct Data {
     /// tokio budget first). Absent in runs measured before the verdict maps.
     #[serde(default)]
     pub future_bytes: Vec<(crate::drivers::Lock, u64)>,
+    /// CPU profiles of the std and tokio counters in both shapes
+    /// (`crate::profiles`). Absent in runs measured before them; left out
+    /// when empty, so such a run's checksum still matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<crate::profiles::RoundProfile>,
 }
 
 const EXHIBITS: &[Exhibit<Data>] = &[
@@ -173,6 +179,12 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         kind: ExhibitKind::Table,
         about: "instructions per operation (callgrind), tokio ÷ std counted and timed",
         render: instructions::table,
+    },
+    Exhibit {
+        name: "profiles",
+        kind: ExhibitKind::Figure,
+        about: "flame graphs: std and tokio counters in the published and the contended round",
+        render: profiles::render,
     },
     Exhibit {
         name: "parameters",

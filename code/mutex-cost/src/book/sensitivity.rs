@@ -12,9 +12,6 @@ use crate::drivers::{Driver, Lock};
 use crate::experiments::RuntimeUsed;
 use crate::sensitivity::SampledRounds;
 
-const NOT_IN_RUN: &str =
-    "The sensitivity grid is not in this run: re-measure with scripts/fresh mutex-cost.";
-
 /// The (driver, runtime) rows of the grid, in the order measured.
 fn settings(d: &Data) -> Vec<(Driver, RuntimeUsed)> {
     let mut out: Vec<(Driver, RuntimeUsed)> = Vec::new();
@@ -74,7 +71,11 @@ pub(super) fn grid(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.sensitivity.is_empty() {
-        return Ok(vec![Block::Text(NOT_IN_RUN.into())]);
+        return Ok(vec![Block::not_in_run(
+            "mutex-cost",
+            run.machine(),
+            "The sensitivity grid",
+        )]);
     }
     let allocs = allocators(d);
     let mut header = vec!["Driver and runtime", "Lock"];
@@ -113,7 +114,11 @@ pub(super) fn chart(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.sensitivity.is_empty() {
-        return Ok(vec![Block::Text(NOT_IN_RUN.into())]);
+        return Ok(vec![Block::not_in_run(
+            "mutex-cost",
+            run.machine(),
+            "The sensitivity grid",
+        )]);
     }
     let mut bars = Vec::new();
     for a in allocators(d) {
@@ -161,7 +166,11 @@ pub(super) fn causes(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.sensitivity.is_empty() {
-        return Ok(vec![Block::Text(NOT_IN_RUN.into())]);
+        return Ok(vec![Block::not_in_run(
+            "mutex-cost",
+            run.machine(),
+            "The sensitivity grid",
+        )]);
     }
     let mut t = Table::new(
         caption(
@@ -232,8 +241,10 @@ pub(super) fn polls(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     if d.polls.is_empty() {
-        return Ok(vec![Block::Text(
-            "The poll counts are not in this run: re-measure with scripts/fresh mutex-cost.".into(),
+        return Ok(vec![Block::not_in_run(
+            "mutex-cost",
+            run.machine(),
+            "The poll counts",
         )]);
     }
     let mut t = Table::new(

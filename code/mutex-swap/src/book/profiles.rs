@@ -41,11 +41,11 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
             .with_context(|| format!("no profile with the {} consumer", wait.label()))
     };
     if data.profiles.is_empty() {
-        return Ok(vec![Block::Text(format!(
-            "Not in this run: the results of {} hold no CPU profiles. Re-measure with \
-             `scripts/fresh mutex-swap`.",
-            run.machine()
-        ))]);
+        return Ok(vec![Block::not_in_run(
+            "mutex-swap",
+            run.machine(),
+            "CPU profiles",
+        )]);
     }
     let (busy, notify) = (find(Wait::BusyPoll)?, find(Wait::Notify)?);
     let caption = format!(

@@ -1,0 +1,163 @@
+//! Verdicts on the page: the table of every claim's verdict, the
+//! answer-first list at the top of a chapter, and each claim's verdict map.
+use std::fmt::Write;
+
+use crate::claims::Verdict;
+use crate::render::blocks::Table;
+use crate::render::{escape, escape_markdown, table};
+
+/// The verdicts table, then each claim's verdict map (the conditions its
+/// headline was derived from). The first verdict of each claim carries the
+/// anchor `claim-<id>` the Findings page links to.
+pub fn verdicts(vs: &[Verdict]) -> String {
+    let mut t = Table::new(
+        "",
+        &[
+            "Claim",
+            "As published",
+            "Test applied",
+            "Machine",
+            "Verdict",
+            "Decided by",
+        ],
+    )
+    .left(&[1, 2, 3, 4, 5]);
+    let mut anchored = std::collections::BTreeSet::new();
+    for v in vs {
+        let id = if anchored.insert(v.claim.id) {
+            format!(
+                "<span id=\"{}\"></span>**{}**",
+                claim_anchor(v.claim.id),
+                v.claim.id
+            )
+        } else {
+            format!("**{}**", v.claim.id)
+        };
+        let mut evidence = escape_markdown(&v.evidence);
+        if !v.conditions.is_empty() {
+            evidence.push_str(&format!(
+                " ([map below](#{}))",
+                map_anchor(v.claim.id, v.machine.as_deref())
+            ));
+        }
+        t.push(vec![
+            id,
+            format!(
+                "{} ({})",
+                escape_markdown(v.claim.statement),
+                v.claim.source
+            ),
+            escape_markdown(v.claim.rule),
+            escape(v.machine.as_deref().unwrap_or("none")),
+            verdict_badge(v),
+            evidence,
+        ]);
+    }
+    let mut out = table(&t);
+    for v in vs.iter().filter(|v| !v.conditions.is_empty()) {
+        out.push_str(&verdict_map(v));
+    }
+    out
+}
+
+/// The answer-first list at the top of a chapter: each claim once, its
+/// headline verdict on every machine, a link down to the verdict and its map.
+pub fn answer(vs: &[Verdict]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for v in vs {
+        if !ids.contains(&v.claim.id) {
+            ids.push(v.claim.id);
+        }
+    }
+    let machines: std::collections::BTreeSet<&str> =
+        vs.iter().filter_map(|v| v.machine.as_deref()).collect();
+    let mut out = String::from("<ul class=\"answer-verdicts\">\n");
+    for id in ids {
+        let of: Vec<&Verdict> = vs.iter().filter(|v| v.claim.id == id).collect();
+        let badges: Vec<String> = of
+            .iter()
+            .map(|v| match (&v.machine, machines.len() > 1) {
+                (Some(m), true) => format!("{} on {}", verdict_badge(v), escape(m)),
+                _ => verdict_badge(v),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<li>{} <a href=\"#{}\"><strong>{}</strong></a> {}</li>",
+            badges.join(", "),
+            claim_anchor(id),
+            escape(id),
+            crate::render::inline_markdown(&escape_markdown(of[0].claim.statement))
+        );
+    }
+    out.push_str("</ul>\n\n");
+    out
+}
+
+/// The badge of a verdict's headline, with the claim id the browser test reads.
+pub fn verdict_badge(v: &Verdict) -> String {
+    format!(
+        "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+        v.outcome.css(),
+        escape(v.claim.id),
+        escape_markdown(&v.headline())
+    )
+}
+
+/// `claim-fan-3`: where a claim's verdict sits on its chapter's page.
+pub fn claim_anchor(id: &str) -> String {
+    format!("claim-{}", id.to_ascii_lowercase())
+}
+
+fn map_anchor(id: &str, machine: Option<&str>) -> String {
+    let machine: String = machine
+        .unwrap_or("none")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("map-{}-{machine}", id.to_ascii_lowercase())
+}
+
+/// One claim's verdict map on one machine: every condition, its deciding
+/// figure and what the rule gives under it.
+fn verdict_map(v: &Verdict) -> String {
+    let machine = v.machine.as_deref().unwrap_or("none");
+    let mut t = Table::new(
+        format!(
+            "<span id=\"{}\"></span>Verdict map of **{}** on {}: each row measures the claim one \
+             way; the headline ({}) holds only what every row supports.",
+            map_anchor(v.claim.id, v.machine.as_deref()),
+            v.claim.id,
+            escape(machine),
+            escape_markdown(&v.headline())
+        ),
+        &["Method choice", "Condition", "Deciding figure", "Verdict"],
+    )
+    .left(&[0, 1, 2, 3]);
+    for c in &v.conditions {
+        let mut setting = escape_markdown(&c.setting);
+        if c.as_published {
+            setting.push_str(" <span class=\"badge published\">as published</span>");
+        }
+        if c.fair {
+            setting.push_str(" <span class=\"badge fair\">fair</span>");
+        }
+        t.push(vec![
+            escape_markdown(&c.axis),
+            setting,
+            escape_markdown(&c.figure),
+            format!(
+                "<span class=\"verdict {}\">{}</span>",
+                c.outcome.css(),
+                c.outcome.label()
+            ),
+        ]);
+    }
+    format!("\n{}", table(&t))
+}
