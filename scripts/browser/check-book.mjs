@@ -306,19 +306,14 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
       check(f.tips >= 1 && f.tipPlaces >= f.points && f.tipsWithValues === f.tips,
         `${file} @${width}px: figure ${i + 1} has ${f.tipsWithValues} tooltips with values for ${f.points} points`);
     });
-    // Answer first: the verdicts and the figure that answers the question
-    // within one and a half screens of the top.
-    // Pages opt in by opening with the `answer` exhibit; until every page
-    // does (issue 27), a page that has not is reported, not failed.
+    // Answer first: every chapter opens with its verdicts (the `answer`
+    // exhibit) and the figure that answers its question, both within one
+    // and a half screens of the top.
     const limit = 1.5 * layout.viewport;
-    if (layout.firstVerdict === null) {
-      console.log(`answer first @${width}px: ${chapter}: no answer-first block yet`);
-    } else {
-      check(layout.firstVerdict <= limit,
-        `${file} @${width}px: first verdict at ${layout.firstVerdict} px, beyond ${limit}`);
-      check(layout.firstFigure !== null && layout.firstFigure <= limit,
-        `${file} @${width}px: first figure at ${layout.firstFigure} px, beyond ${limit}`);
-    }
+    check(layout.firstVerdict !== null && layout.firstVerdict <= limit,
+      `${file} @${width}px: first verdict at ${layout.firstVerdict ?? "none"} px, not within ${limit} (does the page open with the answer exhibit?)`);
+    check(layout.firstFigure !== null && layout.firstFigure <= limit,
+      `${file} @${width}px: first figure at ${layout.firstFigure ?? "none"} px, not within ${limit}`);
     if (width === 1280) offsets[chapter] = { verdict: layout.anyVerdict, figure: layout.firstFigure };
     layout.details.forEach((d, i) => check(d.summary && d.shown,
       `${file} @${width}px: folded section ${i + 1} ("${d.summary}") does not open`));

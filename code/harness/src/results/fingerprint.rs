@@ -11,8 +11,10 @@ use crate::measure::profile::Profile;
 /// `src/` (not its tests or benches), the measuring half of the harness
 /// (`harness/src/measure/`), the third-party packages the chapter depends on
 /// (its closure in `Cargo.lock`, dev-dependencies left out), the compiler and
-/// the profile. How a table or figure is drawn is left out on purpose:
-/// changing it must not make any chapter stale.
+/// the profile. The harness's rendering half (`harness/src/render/`) is left
+/// out on purpose: how every table and figure is drawn can change without
+/// making any chapter stale. A chapter's own `src/book/` is in, because its
+/// measuring code lives there too; the page's markdown is not.
 pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
