@@ -221,3 +221,72 @@ build_book() {
         swap_into_place "$partial" "$out"
     ) || die "the book was not built; ${out} is as it was before"
 }
+
+# check_release_spec CRATE@VERSION: fails naming the argument unless it is a
+# crate name and a full version (what `cargo update --precise` takes).
+check_release_spec() {
+    [[ $1 =~ ^[A-Za-z0-9_-]+@[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$ ]] \
+        || die "--with $1: expected CRATE@VERSION with a full version, e.g. tokio@1.37.0"
+}
+
+# measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
+# fresh's variables (chapters, args, results, with). Copies code/ without
+# target/ and results/ into code/target/releases/ws-<releases>, resolves
+# the releases there with `cargo update --precise`, builds and measures in
+# the copy into a scratch folder, and hands each file to `harness
+# adopt-release`, which checks the releases measured and writes the file to
+# results/<chapter>/releases/. The committed Cargo.lock and results are
+# never written; any failure names the release and leaves nothing behind.
+measure_release() {
+    local spec name version slug="" out
+    for spec in "${with[@]}"; do slug+="${slug:++}${spec/@/-}"; done
+    local base="$CODE/target/releases"
+    local ws="$base/ws-$slug" scratch="$base/results-$slug" target="$base/target"
+    rm -rf "$ws" "$scratch"
+    mkdir -p "$ws" "$scratch" "$target"
+    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf -
+    # Published datasets are read from code/results; measurements go to $scratch.
+    ln -s "$CODE/results" "$ws/results"
+    for spec in "${with[@]}"; do
+        name=${spec%@*} version=${spec#*@}
+        grep -qx "name = \"$name\"" "$ws/Cargo.lock" \
+            || die "--with $spec: $name is not a package of the workspace (not in code/Cargo.lock); the chapters measure what their MEASURED_CRATES name"
+        if ! out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1); then
+            rm -rf "$ws" "$scratch"
+            die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
+$out"
+        fi
+    done
+    local pkgs=(-p harness) c
+    for c in "${chapters[@]}"; do pkgs+=(-p "$c"); done
+    if ! (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}"); then
+        rm -rf "$ws" "$scratch"
+        die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
+    fi
+    if ! "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
+        rm -rf "$scratch"
+        die "--with ${with[*]}: measuring failed (above); nothing was written"
+    fi
+    local adopt=() file
+    for spec in "${with[@]}"; do adopt+=(--with "$spec"); done
+    for c in "${chapters[@]}"; do
+        for file in "$scratch/$c"/*.json; do
+            [ -f "$file" ] || die "--with ${with[*]}: the run left no results file for $c in $scratch"
+            case $(basename "$file") in published-*) continue ;; esac
+            "$HARNESS" ${results:+--results "$results"} adopt-release "$file" --code "$ws" "${adopt[@]}" \
+                || die "--with ${with[*]}: $file was not adopted (above); nothing was written for $c"
+        done
+    done
+    rm -rf "$scratch"
+}
+
+# apt_install WHAT PACKAGE: Debian's PACKAGE installed with apt-get as root,
+# or a message that says what to install.
+apt_install() {
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        die "$1 is missing; install it (Debian: apt-get install $2) and run again"
+    fi
+    echo "    installing $2 with apt-get" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2") >&2 \
+        || die "apt-get could not install $2"
+}

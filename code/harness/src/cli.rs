@@ -102,11 +102,11 @@ pub struct HeadlineVerdict {
 }
 
 /// Every exhibit of chapter `C`: its own, then the ones the harness adds
-/// (`answer`, `provenance`, `precision`). A chapter exhibit named like a
+/// (`answer`, `releases`, `provenance`, `precision`). A chapter exhibit named like a
 /// built-in one would hide it from the page, so it is refused with the
 /// name to change.
 pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
-    let built_in: [Exhibit<C::Data>; 3] = [
+    let built_in: [Exhibit<C::Data>; 4] = [
         Exhibit {
             name: "answer",
             kind: ExhibitKind::Text,
@@ -116,6 +116,12 @@ pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
                     book,
                 )?))])
             },
+        },
+        Exhibit {
+            name: "releases",
+            kind: ExhibitKind::Table,
+            about: "each claim's verdict at every release of the measured crates",
+            render: crate::releases::exhibit::<C>,
         },
         Exhibit {
             name: "provenance",
@@ -639,6 +645,9 @@ mod tests {
             .iter()
             .map(|e| e.name)
             .collect();
-        assert_eq!(names, ["figure", "answer", "provenance", "precision"]);
+        assert_eq!(
+            names,
+            ["figure", "answer", "releases", "provenance", "precision"]
+        );
     }
 }

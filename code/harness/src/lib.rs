@@ -19,6 +19,7 @@ pub mod grid;
 pub mod measure;
 pub mod process;
 pub mod registry;
+pub mod releases;
 pub mod render;
 pub mod results;
 pub mod values;

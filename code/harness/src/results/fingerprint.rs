@@ -16,13 +16,30 @@ use crate::measure::profile::Profile;
 /// making any chapter stale. A chapter's own `src/book/` is in, because its
 /// measuring code lives there too; the page's markdown is not.
 pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
+    hash(code_dir, crate_name, profile, true)
+}
+
+/// The same hash without the lock file: what decides a release variant's
+/// numbers apart from the releases it was measured against, which its
+/// results file records (`results::Release`). The committed lock moving on
+/// leaves it unchanged.
+pub fn code_fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
+    hash(code_dir, crate_name, profile, false)
+}
+
+fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Result<String> {
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
     collect(&code_dir.join(MEASURING_HALF), &mut files)?;
     let mut hasher = Sha256::new();
-    for package in third_party_closure(code_dir, crate_name)? {
-        hasher.update(package.as_bytes());
+    if lock {
+        for package in third_party_closure(code_dir, crate_name)? {
+            hasher.update(package.as_bytes());
+            hasher.update([0]);
+        }
+    } else {
+        hasher.update(b"code only");
         hasher.update([0]);
     }
     for file in &files {
@@ -305,6 +322,28 @@ mod tests {
         fs::write(d.join("Cargo.lock"), "[[package").unwrap();
         let err = fingerprint(d, "demo", Profile::Quick).unwrap_err();
         assert!(format!("{err:#}").contains("Cargo.lock"), "{err:#}");
+    }
+
+    #[test]
+    fn the_code_fingerprint_ignores_the_lock_and_follows_the_code() {
+        let dir = tree();
+        let d = dir.path();
+        let code = |d: &Path| code_fingerprint(d, "demo", Profile::Quick).unwrap();
+        let base = code(d);
+        assert_ne!(base, fingerprint(d, "demo", Profile::Quick).unwrap());
+        // The lock moves on (tokio 1.2.3 to 1.2.4): a release variant stays current.
+        fs::write(d.join("Cargo.lock"), lock(&[], "1.2.4")).unwrap();
+        assert_eq!(code(d), base);
+        // Even an unreadable lock does not matter to it.
+        fs::write(d.join("Cargo.lock"), "[[package").unwrap();
+        assert_eq!(code(d), base);
+        // The profile, the chapter's code and the measuring half do.
+        assert_ne!(code_fingerprint(d, "demo", Profile::Full).unwrap(), base);
+        fs::write(d.join("demo/src/lib.rs"), "fn b() {}").unwrap();
+        let edited = code(d);
+        assert_ne!(edited, base);
+        fs::write(d.join(MEASURING_HALF).join("timing.rs"), "fn t2() {}").unwrap();
+        assert_ne!(code(d), edited);
     }
 
     #[test]

@@ -72,11 +72,46 @@ pub struct ResultsFile<D> {
     /// The bootstrapped intervals the chapter's exhibits draw from `data`,
     /// computed once when measuring so rendering only reads them.
     pub derived: Derived,
+    /// Set when the chapter was measured against other releases of the
+    /// crates it measures than the committed lock resolves
+    /// (`scripts/fresh --with`; see `crate::releases`). Such a file lives in
+    /// `<chapter>/releases/`, never in place of the committed-lock run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<Release>,
     /// The checksum of `data` and `derived` exactly as they stood in the
     /// file read (`None` for a file made in memory). A field a newer chapter
     /// adds with a default then leaves an older file's checksum intact.
     #[serde(skip)]
     pub stored: Option<String>,
+}
+
+/// What makes a results file a release variant: the releases asked for, and
+/// the fingerprint of the code that measured them without the lock file
+/// (`fingerprint::code_fingerprint`), so that the committed lock moving on
+/// does not make it stale, while a change to the chapter's code does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    /// Crate name to the version asked for (`--with tokio@1.37.0`); every
+    /// other package as cargo resolved it around these.
+    pub crates: BTreeMap<String, String>,
+    pub code_fingerprint: String,
+}
+
+impl<D> ResultsFile<D> {
+    /// Whether the code that made these results is still the code in
+    /// `code/`: for a release variant, the code without the lock file.
+    pub fn is_current(&self) -> Result<bool> {
+        match &self.release {
+            Some(r) => Ok(r.code_fingerprint
+                == crate::fingerprint::code_fingerprint(
+                    &crate::code_dir(),
+                    &self.chapter,
+                    self.provenance.profile,
+                )?),
+            None => self.provenance.is_current(&self.chapter),
+        }
+    }
 }
 
 impl<D: Serialize> ResultsFile<D> {
@@ -89,6 +124,7 @@ impl<D: Serialize> ResultsFile<D> {
             checksum: String::new(),
             data,
             derived: Derived::default(),
+            release: None,
             stored: None,
         };
         file.seal()?;
@@ -193,15 +229,21 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             e.inner()
         )
     })?;
-    check_identity(path, chapter, &file.provenance)?;
+    check_identity(path, chapter, &file.provenance, file.release.as_ref())?;
     file.stored = Some(stored);
     Ok(file)
 }
 
 /// The file's name, its folder, the chapter and the machine inside must
-/// agree: `<results>/<chapter>/<machine-id>.json`. A copy under another name
-/// would otherwise show one machine twice.
-fn check_identity(path: &Path, chapter: &str, p: &Provenance) -> Result<()> {
+/// agree: `<results>/<chapter>/<machine-id>.json`, or for a release variant
+/// `<results>/<chapter>/releases/<machine-id>@<crate>-<version>.json`. A copy
+/// under another name would otherwise show one machine twice.
+fn check_identity(
+    path: &Path,
+    chapter: &str,
+    p: &Provenance,
+    release: Option<&Release>,
+) -> Result<()> {
     let id = &p.machine.id;
     if !is_slug(id) {
         bail!(
@@ -217,16 +259,41 @@ fn check_identity(path: &Path, chapter: &str, p: &Provenance) -> Result<()> {
             p.machine.arch
         );
     }
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    if stem != id {
+    if let Some(r) = release {
+        for (name, version) in &r.crates {
+            if !crate::releases::is_crate_name(name) || !crate::releases::is_version(version) {
+                bail!(
+                    "{}: release {name:?} {version:?} is not a crate name and a version",
+                    path.display()
+                );
+            }
+        }
+    }
+    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+    let expected = match release {
+        Some(r) => Store::new("")
+            .release_path(chapter, id, &r.crates)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string(),
+        None => format!("{id}.json"),
+    };
+    if name != expected {
         bail!(
             "{} holds results of machine {id:?}: a results file must be named after its \
-             machine ({id}.json)",
-            path.display()
+             machine{} ({expected})",
+            path.display(),
+            if release.is_some() {
+                " and the releases it measured"
+            } else {
+                ""
+            }
         );
     }
     let folder = path
         .parent()
+        .filter(|_| release.is_none())
         .and_then(|d| d.file_name())
         .and_then(|n| n.to_str());
     if let Some(folder) = folder.filter(|f| is_slug(f) && *f != chapter) {
@@ -331,23 +398,32 @@ impl Store {
         self.chapter_dir(chapter).join(format!("{machine_id}.json"))
     }
 
+    /// `<chapter>/releases/`: the chapter measured against other releases
+    /// of the crates it measures (`scripts/fresh --with`).
+    pub fn releases_dir(&self, chapter: &str) -> PathBuf {
+        self.chapter_dir(chapter).join("releases")
+    }
+
+    /// `<chapter>/releases/<machine>@<crate>-<version>[+...].json`.
+    pub fn release_path(
+        &self,
+        chapter: &str,
+        machine_id: &str,
+        crates: &BTreeMap<String, String>,
+    ) -> PathBuf {
+        let versions: Vec<String> = crates.iter().map(|(c, v)| format!("{c}-{v}")).collect();
+        self.releases_dir(chapter)
+            .join(format!("{machine_id}@{}.json", versions.join("+")))
+    }
+
+    /// Paths of every release variant of a chapter, sorted.
+    pub fn release_files(&self, chapter: &str) -> Result<Vec<PathBuf>> {
+        json_files(&self.releases_dir(chapter))
+    }
+
     /// Paths of every machine's results for a chapter, sorted.
     pub fn machine_files(&self, chapter: &str) -> Result<Vec<PathBuf>> {
-        let dir = self.chapter_dir(chapter);
-        if !dir.exists() {
-            return Ok(Vec::new());
-        }
-        let mut files = Vec::new();
-        for entry in fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
-            let path = entry?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.ends_with(".json") && !name.starts_with("published-") && !name.starts_with('.')
-            {
-                files.push(path);
-            }
-        }
-        files.sort();
-        Ok(files)
+        json_files(&self.chapter_dir(chapter))
     }
 
     pub fn load_all<D: DeserializeOwned>(
@@ -359,6 +435,13 @@ impl Store {
             .into_iter()
             .map(|p| {
                 let file: ResultsFile<D> = read_results(&p, chapter)?;
+                if file.release.is_some() {
+                    bail!(
+                        "{} is a release variant (measured with --with), which belongs in {}",
+                        p.display(),
+                        self.releases_dir(chapter).display()
+                    );
+                }
                 if committed && file.provenance.profile == Profile::Smoke {
                     bail!(
                         "{} is a smoke run, which is never published: measure it with \
@@ -371,11 +454,39 @@ impl Store {
             .collect()
     }
 
+    /// Writes `file` where it belongs: a release variant under `releases/`,
+    /// any other run as the machine's results.
     pub fn write<D: Serialize>(&self, file: &ResultsFile<D>) -> Result<PathBuf> {
-        let path = self.results_path(&file.chapter, &file.provenance.machine.id);
+        let machine = &file.provenance.machine.id;
+        let path = match &file.release {
+            Some(r) => self.release_path(&file.chapter, machine, &r.crates),
+            None => self.results_path(&file.chapter, machine),
+        };
         write_atomically(&path, &file.to_bytes()?)?;
         Ok(path)
     }
+}
+
+/// The results files directly in `dir` (not published datasets, not hidden
+/// files), sorted; none when `dir` does not exist.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if path.is_file()
+            && name.ends_with(".json")
+            && !name.starts_with("published-")
+            && !name.starts_with('.')
+        {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

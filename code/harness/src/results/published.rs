@@ -17,7 +17,15 @@ pub struct Source {
     /// The machine the numbers were measured on, as the source states it.
     pub machine: String,
     pub code: Option<String>,
+    /// The day the post was published (YYYY-MM-DD).
     pub published: Option<String>,
+    /// The release of each measured crate that was current that day (the
+    /// `releases` exhibit measures the chapter there too).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub releases_then: BTreeMap<String, String>,
+    /// How `published` and `releases_then` were determined, with sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub releases_how: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -43,7 +43,17 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
                 file.display()
             );
         }
-        let target = store.results_path(chapter, machine);
+        // A release variant (`scripts/fresh --with`) goes beside the others
+        // of its chapter's releases/, never in place of the machine's run.
+        let release: Option<std::collections::BTreeMap<String, String>> = value
+            .get("release")
+            .map(|r| serde_json::from_value(r["crates"].clone()))
+            .transpose()
+            .with_context(|| format!("{}: release.crates", file.display()))?;
+        let target = match &release {
+            Some(crates) => store.release_path(chapter, machine, crates),
+            None => store.results_path(chapter, machine),
+        };
         if accepted.iter().any(|(t, _)| *t == target) {
             bail!(
                 "rejected {}: another file given holds {chapter} results of machine {machine:?} too",

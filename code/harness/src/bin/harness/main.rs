@@ -75,6 +75,19 @@ enum Cmd {
     /// numbers are kept as measured; the fingerprint too, so the page calls
     /// them stale until the chapter is measured again.
     Convert { files: Vec<PathBuf> },
+    /// Mark a results file measured in a workspace copy with other releases
+    /// of the measured crates as a release variant, and write it into the
+    /// chapter's `releases/` folder (what `scripts/fresh --with` runs).
+    #[command(hide = true)]
+    AdoptRelease {
+        file: PathBuf,
+        /// The workspace copy that measured it.
+        #[arg(long)]
+        code: PathBuf,
+        /// Each release asked for, CRATE@VERSION.
+        #[arg(long = "with", required = true)]
+        with: Vec<String>,
+    },
     /// Copy every chapter's raw results (JSON) and tables (CSV) into the built book.
     Export {
         #[arg(default_value = "book")]
@@ -155,6 +168,15 @@ fn main() -> ExitCode {
         Cmd::Render { chapter, exhibit } => book::render(&store, &chapter, &exhibit),
         Cmd::Import { files } => import::import(&store, &files),
         Cmd::Convert { files } => import::convert(&files),
+        Cmd::AdoptRelease { file, code, with } => with
+            .iter()
+            .map(|w| harness::releases::parse_with(w))
+            .collect::<anyhow::Result<std::collections::BTreeMap<_, _>>>()
+            .and_then(|asked| harness::releases::adopt(&store, &file, &asked, &code))
+            .map(|path| {
+                eprintln!("release variant written to {}", path.display());
+                ExitCode::SUCCESS
+            }),
         Cmd::Export { book } => book::export(&store, &book),
         Cmd::CheckBook { book, src } => book::check_book(&book, &src),
         Cmd::Report { chapters, machine } => book::report(&store, &chapters, machine.as_deref()),

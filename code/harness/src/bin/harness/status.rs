@@ -41,6 +41,32 @@ pub(crate) fn list(store: &Store) -> Result<ExitCode> {
                 }
             }
         }
+        // Release variants (`scripts/fresh --with`): stale only when the
+        // chapter's code changed, whatever the committed lock says.
+        for path in store.release_files(&c.name)? {
+            match read_results::<serde_json::Value>(&path, &c.name) {
+                Ok(file) => {
+                    let releases: Vec<String> = file
+                        .release
+                        .iter()
+                        .flat_map(|r| r.crates.iter().map(|(c, v)| format!("{c} {v}")))
+                        .collect();
+                    let fresh = match (&file.release, file.is_current()?) {
+                        (None, _) => "NOT A RELEASE VARIANT (no release record)",
+                        (Some(_), true) => "current",
+                        (Some(_), false) => "STALE",
+                    };
+                    let p = &file.provenance;
+                    println!(
+                        "  {:<34} {:<6} {}  {fresh}",
+                        format!("release {}: {}", releases.join(", "), p.machine.id),
+                        p.profile,
+                        p.date
+                    );
+                }
+                Err(e) => println!("  release UNREADABLE {e:#}"),
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,486 @@
+//! Claims over time: a chapter measured against other releases of the crates
+//! it measures, and its verdicts per release.
+//!
+//! `scripts/fresh <chapter> --with tokio@1.37.0` copies `code/` into
+//! `code/target/releases/`, resolves the asked-for releases there with
+//! `cargo update --precise` (the committed lock is never touched), builds
+//! and measures in that copy into a scratch folder, and hands the file to
+//! [`adopt`] (`harness adopt-release`). `adopt` checks that the copy
+//! measured exactly the releases asked for, marks the file as a release
+//! variant ([`Release`]) and writes it to `<chapter>/releases/`, never in
+//! place of the machine's own run. A variant is stale only when the
+//! chapter's code changes ([`fingerprint::code_fingerprint`]), not when the
+//! committed lock moves on. The built-in `releases` exhibit ([`exhibit`])
+//! puts each claim's verdict at every release measured side by side.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::chapter::{Book, Chapter, Run};
+use crate::claims::{Outcome, Verdict};
+use crate::fingerprint::{code_fingerprint, fingerprint, locked_versions};
+use crate::measure::profile::Profile;
+use crate::published::Dataset;
+use crate::render::blocks::{Align, Block, Cell, Table};
+use crate::render::escape_markdown;
+use crate::results::{read_results, Release, Store};
+
+/// A crate's name as the registry allows it: ASCII letters, digits, `-`, `_`.
+pub fn is_crate_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A full version (`1.37.0`, `0.1.0-pre8`): three numbers, then an
+/// optional pre-release or build tag of letters, digits, `.`, `-`, `+`.
+pub fn is_version(s: &str) -> bool {
+    let core = s.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    s.len() <= 64
+        && parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
+}
+
+/// `tokio@1.37.0` as (`tokio`, `1.37.0`), or an error naming the argument.
+pub fn parse_with(arg: &str) -> Result<(String, String)> {
+    match arg.split_once('@') {
+        Some((name, version)) if is_crate_name(name) && is_version(version) => {
+            Ok((name.to_string(), version.to_string()))
+        }
+        _ => bail!("--with {arg:?}: expected CRATE@VERSION with a full version, e.g. tokio@1.37.0"),
+    }
+}
+
+/// Marks the results file `file`, measured in the workspace copy `ws` with
+/// the releases `asked` resolved, as a release variant and writes it into
+/// `store`'s `<chapter>/releases/`. Refuses, writing nothing, a file the
+/// copy's code did not make or one that measured other releases than asked.
+pub fn adopt(store: &Store, file: &Path, asked: &BTreeMap<String, String>, ws: &Path) -> Result<PathBuf> {
+    ensure!(!asked.is_empty(), "no release asked for (--with CRATE@VERSION)");
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let chapter = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("chapter")?.as_str().map(str::to_string))
+        .with_context(|| format!("{} names no chapter", file.display()))?;
+    crate::registry::find(&chapter)
+        .with_context(|| format!("{}: chapter {chapter:?}", file.display()))?;
+    let mut results = read_results::<serde_json::Value>(file, &chapter)?;
+    let profile = results.provenance.profile;
+    ensure!(
+        !(profile == Profile::Smoke && store.is_committed()),
+        "{} is a smoke run, which is never published: measure the release with the quick or \
+         full profile",
+        file.display()
+    );
+    let names: Vec<&str> = asked.keys().map(String::as_str).collect();
+    let locked = locked_versions(ws, &names)?;
+    for (name, version) in asked {
+        let in_lock = &locked[name];
+        ensure!(
+            in_lock == version,
+            "{name} {version} was asked for, but the workspace copy {} locks {name} {in_lock}: \
+             nothing written",
+            ws.display()
+        );
+        if let Some(measured) = results.provenance.crates.get(name) {
+            ensure!(
+                measured == version,
+                "{name} {version} was asked for, but {} measured {name} {measured}: nothing \
+                 written",
+                file.display()
+            );
+        }
+    }
+    ensure!(
+        results.provenance.fingerprint == fingerprint(ws, &chapter, profile)?,
+        "{} was not measured by the code in {} (its fingerprint differs): nothing written",
+        file.display(),
+        ws.display()
+    );
+    results.release = Some(Release {
+        crates: asked.clone(),
+        code_fingerprint: code_fingerprint(ws, &chapter, profile)?,
+    });
+    store.write(&results)
+}
+
+/// Every release variant of chapter `C` in `store`, checked as any run is.
+pub fn load<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
+    let mut runs = Vec::new();
+    for path in store.release_files(C::NAME)? {
+        let file = read_results::<C::Data>(&path, C::NAME)?;
+        let Some(release) = &file.release else {
+            bail!(
+                "{} is in the releases folder but is not a release variant (no `release` \
+                 record): measure it with scripts/fresh {} --with CRATE@VERSION",
+                path.display(),
+                C::NAME
+            );
+        };
+        C::check(&file.data)
+            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        runs.push(Run {
+            stale: !file.is_current()?,
+            edited: !file.checksum_matches()?,
+            provenance: file.provenance,
+            data: file.data,
+            derived: file.derived,
+            path,
+            ephemeral: false,
+        });
+    }
+    Ok(runs)
+}
+
+/// The published datasets of a chapter (`published-*.json` beside the
+/// committed results), in name order.
+fn datasets(chapter: &str) -> Result<Vec<Dataset>> {
+    let dir = Store::new(Store::committed()).chapter_dir(chapter);
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("published-") && n.ends_with(".json"))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    paths.sort();
+    paths.iter().map(|p| Dataset::load(p)).collect()
+}
+
+/// `1.37.0` as numbers for ordering (pre-release tags after the numbers).
+fn version_key(v: &str) -> (Vec<u64>, String) {
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    (
+        core.split('.').filter_map(|p| p.parse().ok()).collect(),
+        v.to_string(),
+    )
+}
+
+/// The outcome each claim of `C` gets from `run` alone, by claim id.
+fn outcomes<C: Chapter>(
+    book: &Book<C::Data>,
+    run: &Run<C::Data>,
+) -> Result<BTreeMap<String, Outcome>> {
+    // A copy of the run's data (chapter data need not be `Clone`).
+    let data: C::Data = serde_json::from_value(serde_json::to_value(&run.data)?)?;
+    let single = Book {
+        chapter: C::NAME,
+        runs: vec![Run {
+            path: run.path.clone(),
+            stale: run.stale,
+            edited: run.edited,
+            ephemeral: run.ephemeral,
+            provenance: run.provenance.clone(),
+            data,
+            derived: run.derived.clone(),
+        }],
+        store: book.store.clone(),
+        focus: Default::default(),
+    };
+    let (verdicts, _) = crate::measure::stats::remembering(run.derived.clone(), || {
+        crate::cli::verdicts_of::<C>(&single)
+    });
+    let mut out = BTreeMap::new();
+    for v in verdicts? {
+        let Verdict { claim, outcome, .. } = v;
+        out.entry(claim.id.to_string()).or_insert(outcome);
+    }
+    Ok(out)
+}
+
+/// The built-in `releases` exhibit: each claim's verdict at every release
+/// measured (the committed lock's and every variant in `releases/`), and
+/// the release that was current when each post was published.
+pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
+    let variants = load::<C>(&book.store)?;
+    // The crates the variants differ in; with none yet, tokio (or the
+    // first crate measured).
+    let mut varied: Vec<String> = Vec::new();
+    for run in &variants {
+        let file = read_results::<serde_json::Value>(&run.path, C::NAME)?;
+        for name in file.release.into_iter().flat_map(|r| r.crates.into_keys()) {
+            if !varied.contains(&name) {
+                varied.push(name);
+            }
+        }
+    }
+    if varied.is_empty() {
+        let default = C::MEASURED_CRATES
+            .iter()
+            .find(|c| **c == "tokio")
+            .or(C::MEASURED_CRATES.first());
+        varied.extend(default.map(|c| c.to_string()));
+    }
+    let label_of = |run: &Run<C::Data>| -> String {
+        varied
+            .iter()
+            .map(|c| {
+                let v = run
+                    .provenance
+                    .crates
+                    .get(c)
+                    .map_or("(not recorded)", String::as_str);
+                format!("{c} {v}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sort_key = |run: &Run<C::Data>| -> (String, Vec<(Vec<u64>, String)>) {
+        (
+            run.machine().to_string(),
+            varied
+                .iter()
+                .map(|c| version_key(run.provenance.crates.get(c).map_or("", String::as_str)))
+                .collect(),
+        )
+    };
+    let mut columns: Vec<(&Run<C::Data>, bool)> = book
+        .runs
+        .iter()
+        .filter(|r| !r.ephemeral)
+        .map(|r| (r, true))
+        .chain(variants.iter().map(|r| (r, false)))
+        .collect();
+    columns.sort_by_key(|(r, committed)| (sort_key(r), !*committed));
+    let machines: std::collections::BTreeSet<&str> =
+        columns.iter().map(|(r, _)| r.machine()).collect();
+    let mut header = vec!["Claim".to_string()];
+    for (run, committed) in &columns {
+        let mut label = escape_markdown(&label_of(run));
+        if machines.len() > 1 {
+            label.push_str(&format!(" on {}", escape_markdown(run.machine())));
+        }
+        if *committed {
+            label.push_str(" (committed lock)");
+        }
+        if run.stale {
+            label.push_str(" (stale)");
+        }
+        label.push_str(&format!(", {}", run.provenance.profile));
+        header.push(label);
+    }
+    let mut per_column = Vec::new();
+    for (run, _) in &columns {
+        per_column.push(outcomes::<C>(book, run)?);
+    }
+    let rows: Vec<Vec<Cell>> = C::CLAIMS
+        .iter()
+        .map(|claim| {
+            let mut row = vec![Cell::Text(format!("**{}**", claim.id))];
+            row.extend(per_column.iter().map(|o| {
+                Cell::Text(
+                    o.get(claim.id)
+                        .map_or("no verdict", |outcome| outcome.label())
+                        .to_string(),
+                )
+            }));
+            row
+        })
+        .collect();
+    let mut blocks = Vec::new();
+    if !C::CLAIMS.is_empty() {
+        blocks.push(Block::Table(Table {
+            caption: format!(
+                "Each claim's verdict at every release of {} this chapter was measured \
+                 against: the committed lock's, and every variant measured with \
+                 scripts/fresh {} --with CRATE@VERSION. A variant's other packages are \
+                 what cargo resolves around the release asked for.",
+                varied.join(", "),
+                C::NAME
+            ),
+            align: std::iter::once(Align::Left)
+                .chain(columns.iter().map(|_| Align::Left))
+                .collect(),
+            header,
+            rows,
+            settings: true,
+        }));
+    }
+    let mut notes = Vec::new();
+    for ds in datasets(C::NAME)? {
+        let then = &ds.source.releases_then;
+        let Some(date) = &ds.source.published else {
+            continue;
+        };
+        if then.is_empty() {
+            continue;
+        }
+        let releases: Vec<String> = then
+            .iter()
+            .map(|(c, v)| format!("{} {}", escape_markdown(c), escape_markdown(v)))
+            .collect();
+        let measured = columns.iter().any(|(run, _)| {
+            then.iter()
+                .all(|(c, v)| run.provenance.crates.get(c) == Some(v))
+        });
+        notes.push(format!(
+            "{} was published on {}, when {} was current ({}).{}",
+            ds.citation(),
+            escape_markdown(date),
+            releases.join(" and "),
+            escape_markdown(ds.source.releases_how.as_deref().unwrap_or("how determined: not recorded")),
+            if measured {
+                String::new()
+            } else {
+                format!(
+                    " Not measured at that release on these machines yet: `scripts/fresh {} \
+                     --with {}`.",
+                    C::NAME,
+                    then.iter()
+                        .map(|(c, v)| format!("{c}@{v}"))
+                        .collect::<Vec<_>>()
+                        .join(" --with ")
+                )
+            }
+        ));
+    }
+    if variants.is_empty() {
+        notes.push(format!(
+            "No other release has been measured on these machines yet: `scripts/fresh {} --with \
+             {}@VERSION` adds one.",
+            C::NAME,
+            varied.first().map_or("CRATE", String::as_str)
+        ));
+    }
+    for note in notes {
+        blocks.push(Block::Text(note));
+    }
+    Ok(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chapter::{Exhibit, ExhibitKind};
+    use crate::claims::Claim;
+    use crate::measure::Lab;
+    use crate::results::ResultsFile;
+
+    /// A chapter whose one claim holds when its measured ratio is above 1.
+    /// It borrows the template chapter's name so that the code fingerprint
+    /// of a real crate decides whether its files are current.
+    struct Toy;
+
+    const CLAIM: Claim = Claim {
+        id: "TOY-1",
+        statement: "the ratio is above one",
+        source: "(test)",
+        rule: "ratio > 1",
+    };
+
+    impl Chapter for Toy {
+        type Data = f64;
+        const NAME: &'static str = "chapter-template";
+        const MEASURED_CRATES: &'static [&'static str] = &["crossbeam-channel"];
+        const CLAIMS: &'static [Claim] = &[CLAIM];
+        const EXHIBITS: &'static [Exhibit<f64>] = &[Exhibit {
+            name: "verdicts",
+            kind: ExhibitKind::Verdicts,
+            about: "TOY-1",
+            render: |book| {
+                let run = book.primary();
+                let outcome = if run.data > 1.0 {
+                    Outcome::Holds
+                } else {
+                    Outcome::DoesNotHold
+                };
+                Ok(vec![Block::Verdicts(vec![Verdict::new(
+                    &CLAIM,
+                    run.machine(),
+                    outcome,
+                    "the ratio",
+                )])])
+            },
+        }];
+
+        fn measure(_: &Lab) -> Result<f64> {
+            Ok(1.0)
+        }
+
+        fn check(ratio: &f64) -> Result<()> {
+            ensure!(ratio.is_finite(), "ratio {ratio}");
+            Ok(())
+        }
+    }
+
+    fn variant(store: &Store, version: &str, ratio: f64, current: bool) -> PathBuf {
+        let mut p = crate::fixtures::provenance(Profile::Quick);
+        p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
+        let mut file = ResultsFile::new(Toy::NAME, p, ratio).unwrap();
+        let code = code_fingerprint(&crate::code_dir(), Toy::NAME, Profile::Quick).unwrap();
+        file.release = Some(Release {
+            crates: BTreeMap::from([("crossbeam-channel".into(), version.into())]),
+            code_fingerprint: if current { code } else { "0123456789abcdef".into() },
+        });
+        store.write(&file).unwrap()
+    }
+
+    #[test]
+    fn the_table_gives_each_release_its_own_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let old = variant(&store, "0.5.1", 0.5, true);
+        let new = variant(&store, "0.5.10", 2.0, false);
+        assert!(old.starts_with(store.releases_dir(Toy::NAME)));
+        assert!(old.to_string_lossy().ends_with("@crossbeam-channel-0.5.1.json"));
+        assert_eq!(load::<Toy>(&store).unwrap().len(), 2);
+
+        // The committed run: another release again, and the ratio of the newest.
+        let mut book = crate::fixtures::book::<Toy>(3.0);
+        book.store = store.clone();
+        book.runs[0].ephemeral = false;
+        book.runs[0].provenance.crates =
+            BTreeMap::from([("crossbeam-channel".into(), "0.5.15".into())]);
+        let blocks = exhibit::<Toy>(&book).unwrap();
+        let Block::Table(t) = &blocks[0] else {
+            panic!("no table: {blocks:?}")
+        };
+        // Columns in release order (0.5.10 after 0.5.1), the committed one marked.
+        assert_eq!(t.header.len(), 4, "{:?}", t.header);
+        assert!(t.header[1].starts_with("crossbeam-channel 0.5.1,"), "{:?}", t.header);
+        assert!(t.header[2].starts_with("crossbeam-channel 0.5.10 (stale)"), "{:?}", t.header);
+        assert!(t.header[3].contains("0.5.15 (committed lock)"), "{:?}", t.header);
+        let cells: Vec<String> = t.rows[0]
+            .iter()
+            .map(|c| match c {
+                Cell::Text(s) => s.clone(),
+                other => panic!("not text: {other:?}"),
+            })
+            .collect();
+        assert_eq!(cells, ["**TOY-1**", "does not hold", "holds", "holds"]);
+        std::fs::remove_file(new).unwrap();
+
+        // A file in releases/ without a release record is refused by name.
+        let plain = ResultsFile::new(Toy::NAME, crate::fixtures::provenance(Profile::Quick), 1.5)
+            .unwrap();
+        let stray = store.releases_dir(Toy::NAME).join("stray.json");
+        crate::results::write_atomically(&stray, &plain.to_bytes().unwrap()).unwrap();
+        let err = format!("{:#}", load::<Toy>(&store).unwrap_err());
+        assert!(err.contains("stray.json") && err.contains("not a release variant"), "{err}");
+    }
+
+    #[test]
+    fn with_arguments_are_checked() {
+        assert_eq!(
+            parse_with("tokio@1.37.0").unwrap(),
+            ("tokio".to_string(), "1.37.0".to_string())
+        );
+        assert_eq!(parse_with("kanal@0.1.0-pre8").unwrap().1, "0.1.0-pre8");
+        for bad in ["tokio", "tokio@1.37", "@1.0.0", "to<b>@1.0.0", "tokio@1.x.0", "tokio@"] {
+            let err = format!("{:#}", parse_with(bad).unwrap_err());
+            assert!(err.contains("CRATE@VERSION"), "{bad}: {err}");
+        }
+    }
+}
