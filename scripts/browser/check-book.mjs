@@ -333,7 +333,10 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
       document.querySelectorAll("figure.bench-figure svg").forEach((svg, i) => {
         svg.querySelectorAll("text").forEach((t) => {
           if (!t.textContent.trim()) return;
-          const k = contrast(getComputedStyle(t).fill, bg);
+          // A label drawn on a shape (a flame graph's frame) is read against
+          // that shape, not the page.
+          const under = t.closest("g.frame")?.querySelector("rect.frame");
+          const k = contrast(getComputedStyle(t).fill, under ? getComputedStyle(under).fill : bg);
           if (k < 4.5) problems.push("figure " + (i + 1) + " text '" + t.textContent.trim() + "' contrast " + k.toFixed(2));
         });
         svg.querySelectorAll("polyline, path, circle, rect").forEach((el) => {

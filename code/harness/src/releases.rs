@@ -62,10 +62,18 @@ pub fn parse_with(arg: &str) -> Result<(String, String)> {
 /// the releases `asked` resolved, as a release variant and writes it into
 /// `store`'s `<chapter>/releases/`. Refuses, writing nothing, a file the
 /// copy's code did not make or one that measured other releases than asked.
-pub fn adopt(store: &Store, file: &Path, asked: &BTreeMap<String, String>, ws: &Path) -> Result<PathBuf> {
-    ensure!(!asked.is_empty(), "no release asked for (--with CRATE@VERSION)");
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read {}", file.display()))?;
+pub fn adopt(
+    store: &Store,
+    file: &Path,
+    asked: &BTreeMap<String, String>,
+    ws: &Path,
+) -> Result<PathBuf> {
+    ensure!(
+        !asked.is_empty(),
+        "no release asked for (--with CRATE@VERSION)"
+    );
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let chapter = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("chapter")?.as_str().map(str::to_string))
@@ -117,14 +125,14 @@ pub fn load<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
     let mut runs = Vec::new();
     for path in store.release_files(C::NAME)? {
         let file = read_results::<C::Data>(&path, C::NAME)?;
-        let Some(release) = &file.release else {
+        if file.release.is_none() {
             bail!(
                 "{} is in the releases folder but is not a release variant (no `release` \
                  record): measure it with scripts/fresh {} --with CRATE@VERSION",
                 path.display(),
                 C::NAME
             );
-        };
+        }
         C::check(&file.data)
             .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
         runs.push(Run {
@@ -330,7 +338,12 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
             ds.citation(),
             escape_markdown(date),
             releases.join(" and "),
-            escape_markdown(ds.source.releases_how.as_deref().unwrap_or("how determined: not recorded")),
+            escape_markdown(
+                ds.source
+                    .releases_how
+                    .as_deref()
+                    .unwrap_or("how determined: not recorded")
+            ),
             if measured {
                 String::new()
             } else {
@@ -422,7 +435,11 @@ mod tests {
         let code = code_fingerprint(&crate::code_dir(), Toy::NAME, Profile::Quick).unwrap();
         file.release = Some(Release {
             crates: BTreeMap::from([("crossbeam-channel".into(), version.into())]),
-            code_fingerprint: if current { code } else { "0123456789abcdef".into() },
+            code_fingerprint: if current {
+                code
+            } else {
+                "0123456789abcdef".into()
+            },
         });
         store.write(&file).unwrap()
     }
@@ -434,7 +451,9 @@ mod tests {
         let old = variant(&store, "0.5.1", 0.5, true);
         let new = variant(&store, "0.5.10", 2.0, false);
         assert!(old.starts_with(store.releases_dir(Toy::NAME)));
-        assert!(old.to_string_lossy().ends_with("@crossbeam-channel-0.5.1.json"));
+        assert!(old
+            .to_string_lossy()
+            .ends_with("@crossbeam-channel-0.5.1.json"));
         assert_eq!(load::<Toy>(&store).unwrap().len(), 2);
 
         // The committed run: another release again, and the ratio of the newest.
@@ -449,9 +468,21 @@ mod tests {
         };
         // Columns in release order (0.5.10 after 0.5.1), the committed one marked.
         assert_eq!(t.header.len(), 4, "{:?}", t.header);
-        assert!(t.header[1].starts_with("crossbeam-channel 0.5.1,"), "{:?}", t.header);
-        assert!(t.header[2].starts_with("crossbeam-channel 0.5.10 (stale)"), "{:?}", t.header);
-        assert!(t.header[3].contains("0.5.15 (committed lock)"), "{:?}", t.header);
+        assert!(
+            t.header[1].starts_with("crossbeam-channel 0.5.1,"),
+            "{:?}",
+            t.header
+        );
+        assert!(
+            t.header[2].starts_with("crossbeam-channel 0.5.10 (stale)"),
+            "{:?}",
+            t.header
+        );
+        assert!(
+            t.header[3].contains("0.5.15 (committed lock)"),
+            "{:?}",
+            t.header
+        );
         let cells: Vec<String> = t.rows[0]
             .iter()
             .map(|c| match c {
@@ -463,12 +494,20 @@ mod tests {
         std::fs::remove_file(new).unwrap();
 
         // A file in releases/ without a release record is refused by name.
-        let plain = ResultsFile::new(Toy::NAME, crate::fixtures::provenance(Profile::Quick), 1.5)
-            .unwrap();
-        let stray = store.releases_dir(Toy::NAME).join("stray.json");
+        let plain =
+            ResultsFile::new(Toy::NAME, crate::fixtures::provenance(Profile::Quick), 1.5).unwrap();
+        let stray = store
+            .releases_dir(Toy::NAME)
+            .join(format!("{}.json", plain.provenance.machine.id));
         crate::results::write_atomically(&stray, &plain.to_bytes().unwrap()).unwrap();
-        let err = format!("{:#}", load::<Toy>(&store).unwrap_err());
-        assert!(err.contains("stray.json") && err.contains("not a release variant"), "{err}");
+        let err = match load::<Toy>(&store) {
+            Ok(_) => panic!("a file without a release record was loaded"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(
+            err.contains("releases/") && err.contains("not a release variant"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -478,7 +517,14 @@ mod tests {
             ("tokio".to_string(), "1.37.0".to_string())
         );
         assert_eq!(parse_with("kanal@0.1.0-pre8").unwrap().1, "0.1.0-pre8");
-        for bad in ["tokio", "tokio@1.37", "@1.0.0", "to<b>@1.0.0", "tokio@1.x.0", "tokio@"] {
+        for bad in [
+            "tokio",
+            "tokio@1.37",
+            "@1.0.0",
+            "to<b>@1.0.0",
+            "tokio@1.x.0",
+            "tokio@",
+        ] {
             let err = format!("{:#}", parse_with(bad).unwrap_err());
             assert!(err.contains("CRATE@VERSION"), "{bad}: {err}");
         }

@@ -6,8 +6,11 @@
 //! and writes its own SVG from it: no script, no stylesheet, no ids (so any
 //! number of graphs can share a page), every name escaped, frames coloured
 //! by their group, labels cut to fit in a monospace font, and headings in
-//! `currentColor` so they follow the page's theme. Frame fills are light
-//! enough for dark labels on every theme.
+//! `currentColor` so they follow the page's theme. Frame fills are mid-tones
+//! (see [`FRAME_LUMINANCE`]): they stand out from every theme's page and
+//! keep black labels readable, so one drawing serves all five themes. Each
+//! frame carries a transparent hover target whose `<title>` is the browser's
+//! tooltip: the frame's whole name, its samples and their share.
 //!
 //! # Frame groups
 //!
@@ -40,8 +43,7 @@ mod tests;
 pub use groups::{frame_group, groups, stack_group, GROUPS};
 use groups::{kind, path_of, Kind, OTHER};
 
-/// Light fills, one per group (other: a warm grey), each with at least 9:1
-/// contrast against the labels' near-black.
+/// The hue of each group (other: a warm grey); [`fill`] sets its lightness.
 const FILLS: [(u8, u8, u8); 7] = [
     (0xa9, 0xc9, 0xf2),
     (0xd5, 0xbd, 0xf0),
@@ -51,7 +53,12 @@ const FILLS: [(u8, u8, u8); 7] = [
     (0xf6, 0xcc, 0x8f),
     (0xdc, 0xd6, 0xc8),
 ];
-const LABEL: &str = "#1b1b1b";
+const LABEL: &str = "#000000";
+/// The relative luminance (WCAG) of every frame fill lies in this range:
+/// at least 0.18 gives black labels 4.6:1; at most 0.21 keeps 3:1 against
+/// the lightest page behind a figure (the rust theme's, 0.75) and, with the
+/// lower end, against the dark themes' (about 0.01).
+const FRAME_LUMINANCE: (f64, f64) = (0.18, 0.21);
 
 /// Drawing units: the book's figure width, and the frames' text.
 const WIDTH: f64 = crate::render::svg::WIDTH as f64;
@@ -125,7 +132,7 @@ fn legend(out: &mut String, y: &mut f64) {
         let _ = write!(
             out,
             "<rect x=\"{x:.1}\" y=\"4\" width=\"14\" height=\"14\" fill=\"{}\"/><text x=\"{:.1}\" y=\"16\" font-size=\"13\" fill=\"currentColor\">{}</text>",
-            rgb(FILLS[g]),
+            rgb(at_luminance(FILLS[g], mid_luminance())),
             x + 18.0,
             escape(name)
         );
@@ -175,8 +182,9 @@ fn rgb((r, g, b): (u8, u8, u8)) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// A frame's fill: its group's colour, a shade lighter or darker by a hash
-/// of its name so that neighbours of one group stay apart.
+/// A frame's fill: its group's hue at a luminance inside
+/// [`FRAME_LUMINANCE`], a shade lighter or darker by a hash of its name so
+/// that neighbours of one group stay apart.
 fn fill(name: &str) -> String {
     let name = name.split(TRUNK).next().unwrap_or(name);
     let g = match kind(name) {
@@ -186,18 +194,50 @@ fn fill(name: &str) -> String {
     let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });
-    let shade = f64::from(h % 17) / 16.0 * 0.16 - 0.08;
-    let (r, gg, b) = FILLS[g];
-    let adjust = |c: u8| {
-        let c = f64::from(c);
-        let v = if shade >= 0.0 {
-            c + (255.0 - c) * shade
-        } else {
-            c * (1.0 + shade)
-        };
-        v.round().clamp(0.0, 255.0) as u8
+    let (low, high) = FRAME_LUMINANCE;
+    // A margin of 0.004 each side absorbs rounding to 8-bit channels.
+    let target = low + 0.004 + (high - low - 0.008) * f64::from(h % 17) / 16.0;
+    rgb(at_luminance(FILLS[g], target))
+}
+
+fn mid_luminance() -> f64 {
+    (FRAME_LUMINANCE.0 + FRAME_LUMINANCE.1) / 2.0
+}
+
+/// sRGB channel to linear light, and back (the WCAG definitions).
+fn linear(c: u8) -> f64 {
+    let c = f64::from(c) / 255.0;
+    if c <= 0.040_45 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn gamma(l: f64) -> u8 {
+    let c = if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
     };
-    rgb((adjust(r), adjust(gg), adjust(b)))
+    (c * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// The relative luminance of a colour, as WCAG defines it.
+fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+}
+
+/// `hue` scaled in linear light to relative luminance `target` (the hues
+/// are light, so scaling down never clips a channel).
+fn at_luminance(hue: (u8, u8, u8), target: f64) -> (u8, u8, u8) {
+    let k = target / luminance(hue);
+    let (r, g, b) = hue;
+    (
+        gamma(linear(r) * k),
+        gamma(linear(g) * k),
+        gamma(linear(b) * k),
+    )
 }
 
 struct Graph {
@@ -357,15 +397,10 @@ fn draw(p: &Stacks) -> Result<Graph> {
             &f.name
         };
         let label = fit(name, f.w - 6.0);
+        let (x, y, w) = (f.x, f.y - top, f.w.max(0.5));
         let _ = write!(
             svg,
-            "<g><title>{}: {} samples ({})</title><rect x=\"{:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{:.1}\" fill=\"{}\"/>",
-            escape(name),
-            crate::render::fmt::thousands(f.samples),
-            Unit::Share.show(share),
-            f.x,
-            f.y - top,
-            f.w.max(0.5),
+            "<g class=\"frame\"><rect class=\"frame\" x=\"{x:.2}\" y=\"{y:.1}\" width=\"{w:.2}\" height=\"{:.1}\" fill=\"{}\"/>",
             f.h,
             fill(name)
         );
@@ -373,12 +408,21 @@ fn draw(p: &Stacks) -> Result<Graph> {
             let _ = write!(
                 svg,
                 "<text x=\"{:.2}\" y=\"{:.1}\" fill=\"{LABEL}\">{}</text>",
-                f.x + 3.0,
-                f.y - top + f.h / 2.0 + FONT_SIZE * 0.35,
+                x + 3.0,
+                y + f.h / 2.0 + FONT_SIZE * 0.35,
                 escape(&label)
             );
         }
-        svg.push_str("</g>");
+        // The hover target lies over the label, so the tooltip shows
+        // wherever the pointer is on the frame.
+        let _ = write!(
+            svg,
+            "<rect class=\"tip\" x=\"{x:.2}\" y=\"{y:.1}\" width=\"{w:.2}\" height=\"{:.1}\"><title>{}: {} samples ({})</title></rect></g>",
+            f.h,
+            escape(name),
+            crate::render::fmt::thousands(f.samples),
+            Unit::Share.show(share),
+        );
     }
     svg.push_str("</g>");
     Ok(Graph {

@@ -250,3 +250,79 @@ fn labels_fit_their_frames() {
     assert_eq!(frame_name("f(x) (1,234 samples, 12.50%)"), "f(x)");
     assert_eq!(frame_name("all (5 samples, 100%)"), "");
 }
+
+/// WCAG contrast between two relative luminances.
+fn contrast(a: f64, b: f64) -> f64 {
+    (a.max(b) + 0.05) / (a.min(b) + 0.05)
+}
+
+#[test]
+fn frame_fills_stand_out_on_every_theme_and_keep_labels_readable() {
+    // The pages behind a figure: mdBook's light, rust, coal, navy and ayu.
+    let pages = [
+        (0xff, 0xff, 0xff),
+        (0xe1, 0xe1, 0xdb),
+        (0x14, 0x16, 0x17),
+        (0x16, 0x19, 0x23),
+        (0x0f, 0x14, 0x19),
+    ];
+    let names = [
+        "tokio::runtime::scheduler::multi_thread::worker::run",
+        "tokio::sync::batch_semaphore::Semaphore::acquire",
+        "syscall",
+        "__libc_write",
+        "__memcpy_avx_unaligned_erms",
+        "malloc",
+        "app::consume",
+        "app::drain::{{closure}}",
+    ];
+    let parse = |hex: &str| {
+        let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
+        ((v >> 16) as u8, (v >> 8) as u8, v as u8)
+    };
+    let label = luminance(parse(LABEL));
+    for name in names
+        .iter()
+        .map(|n| n.to_string())
+        .chain((0..40).map(|i| format!("f{i}")))
+    {
+        let l = luminance(parse(&fill(&name)));
+        assert!(
+            contrast(l, label) >= 4.5,
+            "{name}: label contrast {}",
+            contrast(l, label)
+        );
+        for page in pages {
+            let k = contrast(l, luminance(page));
+            assert!(k >= 3.0, "{name} on {page:?}: contrast {k:.2}");
+        }
+    }
+}
+
+#[test]
+fn every_frame_has_a_tooltip_with_its_samples() {
+    let p = profile("d", &[("w;app::a;app::b", 3), ("w;app::c", 1)]);
+    let blocks = exhibit(&[&p], "c").unwrap();
+    let Block::Drawn(d) = &blocks[0] else {
+        panic!()
+    };
+    let doc = roxmltree::Document::parse(&d.svg).unwrap();
+    let frames: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some("frame"))
+        .collect();
+    assert!(frames.len() >= 4, "{}", d.svg);
+    for g in frames {
+        let tip = g
+            .children()
+            .find(|n| n.attribute("class") == Some("tip"))
+            .expect("a hover target");
+        let title = tip.children().find(|n| n.has_tag_name("title")).unwrap();
+        let text = title.text().unwrap();
+        assert!(
+            text.contains(" samples (") && text.ends_with("%)"),
+            "{text}"
+        );
+    }
+    assert!(d.svg.contains("app::b: 3 samples (75"), "{}", d.svg);
+}
