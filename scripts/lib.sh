@@ -290,3 +290,21 @@ apt_install() {
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2") >&2 \
         || die "apt-get could not install $2"
 }
+
+# registry_releases NAME: every release of crate NAME in the registry's
+# sparse index that is neither yanked nor a pre-release, one a line.
+registry_releases() {
+    command -v curl >/dev/null || die "curl is needed to read the registry's index"
+    local n=${1,,} path
+    case ${#n} in
+        1) path="1/$n" ;;
+        2) path="2/$n" ;;
+        3) path="3/${n:0:1}/$n" ;;
+        *) path="${n:0:2}/${n:2:2}/$n" ;;
+    esac
+    # One JSON object a line; some mirrors put a space after each colon.
+    curl -fsSL "${CRATES_INDEX:-https://index.crates.io}/$path" \
+        | grep -E '"yanked": ?false' \
+        | grep -oE '"vers": ?"[0-9]+\.[0-9]+\.[0-9]+"' \
+        | sed -E 's/.*"([0-9.]+)"$/\1/'
+}

@@ -179,15 +179,6 @@ fn a_budget_from_the_environment_that_is_not_seconds_is_refused() {
     only_file_is(&path, &text);
 }
 
-// The C library's `signal`, declared here rather than through the libc crate:
-// a dev-dependency would change Cargo.lock, and with it every chapter's fingerprint.
-extern "C" {
-    #[link_name = "signal"]
-    fn c_signal(signum: i32, handler: usize) -> usize;
-}
-const SIGINT: i32 = 2;
-const SIG_DFL: usize = 0;
-
 #[test]
 fn an_interrupted_run_leaves_earlier_results_and_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -207,7 +198,7 @@ fn an_interrupted_run_leaves_earlier_results_and_no_partial_file() {
         unsafe {
             use std::os::unix::process::CommandExt;
             command.pre_exec(|| {
-                c_signal(SIGINT, SIG_DFL);
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
                 Ok(())
             });
         }

@@ -449,3 +449,74 @@ fn instruction_counts_that_do_not_add_up_are_refused() {
     data.creation_counts[5].layouts[1] = 4;
     assert!(refusal(&data).contains("where the first channel's are from [0, 3, 8, 24]"));
 }
+
+/// Two releases of tokio on one machine, the older one's channels 64 bytes
+/// heavier at creation: the history names the change and where it lies.
+#[test]
+fn the_history_places_a_change_in_tokios_fixed_part_between_two_releases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = book::<AllocProbe>(synthetic());
+    book.store = harness::results::Store::new(dir.path());
+    let mut older = book.runs[0].copy().unwrap();
+    for p in older.data.sweep.iter_mut() {
+        if p.channel == Channel::TokioBounded {
+            p.footprint.created += 64;
+        }
+    }
+    for (run, tokio) in book
+        .runs
+        .iter_mut()
+        .zip(["1.54.1"])
+        .chain([(&mut older, "1.20.0")])
+    {
+        run.provenance.machine.id = "test-machine".into();
+        run.provenance.crates.insert("tokio".into(), tokio.into());
+    }
+    book.runs.push(older);
+    let blocks = render::<AllocProbe>("history", &book);
+    let text = match &blocks[0] {
+        Block::Text(t) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        text.contains("at 2 releases of tokio, from 1.20.0 to 1.54.1")
+            && text.contains(
+                "between 1.20.0 and 1.54.1 (tokio mpsc, bounded: fixed part 608 B → 544 B)"
+            ),
+        "{text}"
+    );
+    assert!(matches!(blocks[1], Block::Figure(_)), "{blocks:?}");
+    let Block::Table(t) = &blocks[2] else {
+        panic!("{blocks:?}")
+    };
+    assert_eq!(t.rows.len(), 2);
+    let cells = |row: usize| -> Vec<String> {
+        t.rows[row]
+            .iter()
+            .map(|c| match c {
+                Cell::Text(s) => s.clone(),
+                Cell::Number(v, _) => format!("{v}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    // tokio, then slots and fixed bytes of the bounded and unbounded channels.
+    assert_eq!(
+        cells(0)[..5],
+        ["1.20.0", "32", "608", "32", "544"],
+        "{:?}",
+        cells(0)
+    );
+    assert_eq!(
+        cells(1)[..5],
+        ["1.54.1", "32", "544", "32", "544"],
+        "{:?}",
+        cells(1)
+    );
+    assert_eq!(cells(0)[6], "—");
+    assert!(
+        cells(1)[6].contains("fixed part 608 B → 544 B"),
+        "{:?}",
+        cells(1)
+    );
+}

@@ -662,6 +662,16 @@ mod tests {
             let swap = plan.slots(Design::StdMutexSwap, SinkKind::Tcp, plan.workers[0]);
             assert_eq!(swap.len(), plan.passes * (1 + plan.decisive_extra));
         }
+        // The method experiments sit on worker counts the sweep measures
+        // (the chapter's check refuses a run where they do not).
+        for profile in Profile::ALL {
+            let sweep = plan(profile).workers;
+            let method = crate::method::plan(profile).workers;
+            assert!(
+                method.iter().all(|w| sweep.contains(w)),
+                "{profile}: method {method:?} not in sweep {sweep:?}"
+            );
+        }
         // Quick and full reach the heavy points; smoke does not.
         assert!(plan(Profile::Quick)
             .workers

@@ -37,7 +37,8 @@ pub struct MethodPlan {
 // ANCHOR: method_plan
 pub fn plan(profile: Profile) -> MethodPlan {
     MethodPlan {
-        workers: profile.pick(vec![1, 8], vec![1, 128, 1024], vec![1, 128, 1024, 8192]),
+        // Each a worker count of the same profile's sweep (`experiment::plan`).
+        workers: profile.pick(vec![1, 8], vec![1, 128, 512], vec![1, 128, 1024, 8192]),
         // (samples, warm-up ms, measurement ms) per point, one pass.
         sampling: profile.pick(
             Sampling::new(10, 5, 20).flat(),
@@ -46,7 +47,8 @@ pub fn plan(profile: Profile) -> MethodPlan {
         ),
         counted_workers: profile.pick(8, 1024, 1024),
         counted_bursts: profile.pick(3, 6, 10),
-        profile_for: Duration::from_millis(profile.pick(150, 300, 400)),
+        // Long enough for a few hundred samples of each design in full.
+        profile_for: Duration::from_millis(profile.pick(150, 500, 1500)),
     }
 }
 // ANCHOR_END: method_plan
@@ -256,7 +258,9 @@ const PUBLISHED: usize = crate::published::PER_WORKER;
 /// The swaps profiled at the largest method count: both as the fair
 /// experiment runs them, and the tokio swap where its consumer's placement
 /// moves it most (on the `block_on` thread, with a core of its own).
-pub const PROFILED: [(Design, Threads, ConsumerOn); 3] = [
+pub const PROFILED: [(Design, Threads, ConsumerOn); 4] = [
+    // The published baseline: one write call per message.
+    (Design::MpscUnbounded, Threads::PerCore, ConsumerOn::Worker),
     (Design::StdMutexSwap, Threads::PerCore, ConsumerOn::Worker),
     (Design::TokioMutexSwap, Threads::PerCore, ConsumerOn::Worker),
     (

@@ -138,38 +138,37 @@ pub fn current_cpus() -> Option<Vec<usize>> {
 
 #[cfg(target_os = "linux")]
 mod sys {
-    // glibc's and musl's affinity calls, declared here rather than through
-    // the libc crate: a new dependency would change Cargo.lock, and with it
-    // every chapter's fingerprint. `pid` 0 is the calling thread.
-    extern "C" {
-        fn sched_getaffinity(pid: i32, size: usize, mask: *mut u64) -> i32;
-        fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
-    }
+    use libc::{cpu_set_t, sched_getaffinity, sched_setaffinity, CPU_ISSET, CPU_SET, CPU_SETSIZE};
 
-    /// `cpu_set_t`: 1024 CPUs, one bit each.
-    const WORDS: usize = 16;
-
+    /// `pid` 0 is the calling thread.
     pub fn get() -> Option<Vec<usize>> {
-        let mut mask = [0u64; WORDS];
-        // SAFETY: the kernel writes at most `size` bytes into `mask`.
-        let rc = unsafe { sched_getaffinity(0, size_of_val(&mask), mask.as_mut_ptr()) };
-        (rc == 0).then(|| {
-            (0..WORDS * 64)
-                .filter(|&cpu| mask[cpu / 64] >> (cpu % 64) & 1 == 1)
-                .collect()
-        })
+        // SAFETY: an all-zero `cpu_set_t` is the empty set; the kernel writes
+        // at most `size_of::<cpu_set_t>()` bytes into it.
+        unsafe {
+            let mut set: cpu_set_t = std::mem::zeroed();
+            if sched_getaffinity(0, size_of::<cpu_set_t>(), &mut set) != 0 {
+                return None;
+            }
+            Some(
+                (0..CPU_SETSIZE as usize)
+                    .filter(|&cpu| CPU_ISSET(cpu, &set))
+                    .collect(),
+            )
+        }
     }
 
     pub fn set(cpus: &[usize]) -> bool {
-        let mut mask = [0u64; WORDS];
-        for &cpu in cpus {
-            if cpu >= WORDS * 64 {
-                return false;
-            }
-            mask[cpu / 64] |= 1 << (cpu % 64);
+        if cpus.iter().any(|&cpu| cpu >= CPU_SETSIZE as usize) {
+            return false;
         }
-        // SAFETY: the kernel reads `size` bytes from `mask`.
-        unsafe { sched_setaffinity(0, size_of_val(&mask), mask.as_ptr()) == 0 }
+        // SAFETY: as in `get`; the kernel reads the set.
+        unsafe {
+            let mut set: cpu_set_t = std::mem::zeroed();
+            for &cpu in cpus {
+                CPU_SET(cpu, &mut set);
+            }
+            sched_setaffinity(0, size_of::<cpu_set_t>(), &set) == 0
+        }
     }
 }
 

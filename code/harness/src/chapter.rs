@@ -105,9 +105,6 @@ pub struct Book<D> {
     pub chapter: &'static str,
     pub runs: Vec<Run<D>>,
     pub store: Store,
-    /// The machine a figure is being drawn for, when several have results
-    /// and the page offers a switch between them (see `primary`).
-    pub focus: std::cell::RefCell<Option<String>>,
 }
 
 impl<D> Book<D> {
@@ -131,22 +128,47 @@ impl<D> Book<D> {
         all
     }
 
-    /// The run a single-machine exhibit shows: the machine being drawn for
-    /// (`focus`), else this machine's run if there is one, else the first.
+    /// The run a single-machine exhibit shows: this machine's run if there
+    /// is one, else the first.
     pub fn primary(&self) -> &Run<D> {
-        if let Some(run) = self
-            .focus
-            .borrow()
-            .as_deref()
-            .and_then(|m| self.runs.iter().find(|r| r.machine() == m))
-        {
-            return run;
-        }
         let here = Machine::detect().id;
         self.runs
             .iter()
             .find(|r| r.machine() == here)
             .unwrap_or(&self.runs[0])
+    }
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Book<D> {
+    /// The same book with only the runs `keep` picks: what a figure drawn
+    /// once per machine (the page's machine switch) or a verdict of one
+    /// release variant is computed from. The runs' data are copied through
+    /// serde, as chapter data need not be `Clone`.
+    pub fn only(&self, keep: impl Fn(&Run<D>) -> bool) -> Result<Book<D>> {
+        let mut runs = Vec::new();
+        for run in self.runs.iter().filter(|r| keep(r)) {
+            runs.push(run.copy()?);
+        }
+        Ok(Book {
+            chapter: self.chapter,
+            runs,
+            store: self.store.clone(),
+        })
+    }
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Run<D> {
+    /// A copy of the run, its data through serde.
+    pub fn copy(&self) -> Result<Run<D>> {
+        Ok(Run {
+            path: self.path.clone(),
+            stale: self.stale,
+            edited: self.edited,
+            ephemeral: self.ephemeral,
+            provenance: self.provenance.clone(),
+            data: serde_json::from_value(serde_json::to_value(&self.data)?)?,
+            derived: self.derived.clone(),
+        })
     }
 }
 
@@ -209,6 +231,5 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
         chapter: C::NAME,
         runs,
         store: store.clone(),
-        focus: Default::default(),
     })
 }

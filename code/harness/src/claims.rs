@@ -303,6 +303,10 @@ pub struct Finding {
     pub conditions: usize,
     /// The figures that decided it.
     pub why: String,
+    /// The verdict across the releases measured (`releases::range_note`),
+    /// when more than one was.
+    #[serde(default)]
+    pub releases: Option<String>,
 }
 
 impl Finding {
@@ -323,6 +327,7 @@ impl Finding {
                 .collect(),
             conditions: v.conditions.len(),
             why: v.evidence.clone(),
+            releases: None,
         }
     }
 }

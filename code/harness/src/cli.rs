@@ -210,7 +210,6 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
                 .and_then(Path::parent)
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         ),
-        focus: Default::default(),
     };
     let data = &book.runs[0].data;
     let ((estimates, verdicts), _) = crate::measure::stats::remembering(file.derived, || {
@@ -398,7 +397,6 @@ pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<Res
             derived: Default::default(),
         }],
         store: Store::new(Store::committed()),
-        focus: Default::default(),
     };
     let (rendered, derived) = crate::measure::stats::remembering(derived, || {
         exhibits::<C>()?
@@ -530,9 +528,16 @@ pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>
     let book = load_book::<C>(store)?;
     let known = book.derived();
     let verdicts = crate::measure::stats::remembering(known, || verdicts_of::<C>(&book)).0?;
+    let (krate, history) = crate::releases::history::<C>(&book)?;
     Ok(verdicts
         .iter()
-        .map(|v| crate::claims::Finding::of(C::NAME, v))
+        .map(|v| {
+            let mut f = crate::claims::Finding::of(C::NAME, v);
+            f.releases = history
+                .get(&f.claim)
+                .and_then(|at| crate::releases::range_note(&krate, at));
+            f
+        })
         .collect())
 }
 
@@ -554,10 +559,8 @@ fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -
         // Several machines: the figure once per machine, behind a switch.
         let mut panels = Vec::new();
         for run in &book.runs {
-            book.focus.replace(Some(run.machine().to_string()));
-            let drawn = (exhibit.render)(book);
-            book.focus.replace(None);
-            panels.push((run.machine().to_string(), drawn?));
+            let one = book.only(|r| r.machine() == run.machine())?;
+            panels.push((run.machine().to_string(), (exhibit.render)(&one)?));
         }
         return Ok(crate::render::exhibit_switch(
             C::NAME,
@@ -578,7 +581,7 @@ fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Claim, Exhibit, Lab};
+    use crate::{Block, Claim, Exhibit, Lab};
 
     const FIGURE: Exhibit<()> = Exhibit {
         name: "figure",
@@ -630,6 +633,56 @@ mod tests {
 
         fn check(_: &()) -> Result<()> {
             Ok(())
+        }
+    }
+
+    /// A chapter whose figure names every machine it was given.
+    struct Machines;
+
+    impl Chapter for Machines {
+        type Data = u32;
+        const NAME: &'static str = "machines";
+        const MEASURED_CRATES: &'static [&'static str] = &[];
+        const CLAIMS: &'static [Claim] = &[];
+        const EXHIBITS: &'static [Exhibit<u32>] = &[Exhibit {
+            name: "figure",
+            kind: ExhibitKind::Figure,
+            about: "one line per run it sees",
+            render: |book| {
+                Ok(book
+                    .runs
+                    .iter()
+                    .map(|r| Block::Text(format!("drawn from {} ({})", r.machine(), r.data)))
+                    .collect())
+            },
+        }];
+
+        fn measure(_: &Lab) -> Result<u32> {
+            Ok(0)
+        }
+
+        fn check(_: &u32) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn each_machines_panel_is_drawn_from_that_machines_run_alone() {
+        let mut book = crate::fixtures::book::<Machines>(1);
+        let mut other = book.runs[0].copy().unwrap();
+        other.provenance.machine.id = "aarch64-other".into();
+        other.data = 2;
+        book.runs[0].provenance.machine.id = "x86_64-this".into();
+        book.runs.push(other);
+        let md = render_loaded::<Machines>(&Machines::EXHIBITS[0], &book).unwrap();
+        let panels: Vec<&str> = md.split("<div class=\"machine-panel\">").skip(1).collect();
+        assert_eq!(panels.len(), 2, "{md}");
+        for (panel, (this, not)) in panels.iter().zip([
+            ("x86_64-this (1)", "aarch64"),
+            ("aarch64-other (2)", "x86_64"),
+        ]) {
+            assert!(panel.contains(&format!("drawn from {this}")), "{panel}");
+            assert!(!panel.contains(&format!("drawn from {not}")), "{panel}");
         }
     }
 

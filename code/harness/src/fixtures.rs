@@ -67,7 +67,6 @@ pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
             derived: Default::default(),
         }],
         store: Store::new(crate::code_dir().join("results")),
-        focus: Default::default(),
     }
 }
 

@@ -168,7 +168,7 @@ fn datasets(chapter: &str) -> Result<Vec<Dataset>> {
 }
 
 /// `1.37.0` as numbers for ordering (pre-release tags after the numbers).
-fn version_key(v: &str) -> (Vec<u64>, String) {
+pub fn version_key(v: &str) -> (Vec<u64>, String) {
     let core = v.split(['-', '+']).next().unwrap_or("");
     (
         core.split('.').filter_map(|p| p.parse().ok()).collect(),
@@ -181,21 +181,10 @@ fn outcomes<C: Chapter>(
     book: &Book<C::Data>,
     run: &Run<C::Data>,
 ) -> Result<BTreeMap<String, Outcome>> {
-    // A copy of the run's data (chapter data need not be `Clone`).
-    let data: C::Data = serde_json::from_value(serde_json::to_value(&run.data)?)?;
     let single = Book {
         chapter: C::NAME,
-        runs: vec![Run {
-            path: run.path.clone(),
-            stale: run.stale,
-            edited: run.edited,
-            ephemeral: run.ephemeral,
-            provenance: run.provenance.clone(),
-            data,
-            derived: run.derived.clone(),
-        }],
+        runs: vec![run.copy()?],
         store: book.store.clone(),
-        focus: Default::default(),
     };
     let (verdicts, _) = crate::measure::stats::remembering(run.derived.clone(), || {
         crate::cli::verdicts_of::<C>(&single)
@@ -206,6 +195,90 @@ fn outcomes<C: Chapter>(
         out.entry(claim.id.to_string()).or_insert(outcome);
     }
     Ok(out)
+}
+
+/// The crate a chapter's release variants are told apart by: tokio when
+/// any variant varies it (or, with no variants yet, when the chapter
+/// measures it), else the first crate varied or measured.
+fn key_crate<C: Chapter>(variants: &[Run<C::Data>]) -> Result<Option<String>> {
+    let mut varied: Vec<String> = Vec::new();
+    for run in variants {
+        let file = read_results::<serde_json::Value>(&run.path, C::NAME)?;
+        varied.extend(file.release.into_iter().flat_map(|r| r.crates.into_keys()));
+    }
+    let measured: Vec<String> = C::MEASURED_CRATES.iter().map(|c| c.to_string()).collect();
+    let pool = if varied.is_empty() { measured } else { varied };
+    Ok(pool
+        .iter()
+        .find(|c| *c == "tokio")
+        .or(pool.first())
+        .cloned())
+}
+
+/// Each claim's outcome at every release of the key crate measured on the
+/// machine whose verdicts the page leads with (the committed run and the
+/// variants of that machine), oldest release first.
+pub fn history<C: Chapter>(
+    book: &Book<C::Data>,
+) -> Result<(String, BTreeMap<String, Vec<(String, Outcome)>>)> {
+    let variants = load::<C>(&book.store)?;
+    let Some(key) = key_crate::<C>(&variants)? else {
+        return Ok((String::new(), BTreeMap::new()));
+    };
+    let committed: Vec<&Run<C::Data>> = book.runs.iter().filter(|r| !r.ephemeral).collect();
+    let Some(machine) = committed.first().map(|_| book.primary().machine()) else {
+        return Ok((key, BTreeMap::new()));
+    };
+    let mut runs: Vec<(String, &Run<C::Data>)> = committed
+        .into_iter()
+        .chain(variants.iter())
+        .filter(|r| r.machine() == machine && !r.stale)
+        .filter_map(|r| Some((r.provenance.crates.get(&key)?.clone(), r)))
+        .collect();
+    runs.sort_by_key(|(v, _)| version_key(v));
+    // One run per release: the committed run was pushed first, and wins.
+    runs.dedup_by(|b, a| a.0 == b.0);
+    let mut out: BTreeMap<String, Vec<(String, Outcome)>> = BTreeMap::new();
+    for (version, run) in runs {
+        for (claim, outcome) in outcomes::<C>(book, run)? {
+            out.entry(claim)
+                .or_default()
+                .push((version.clone(), outcome));
+        }
+    }
+    Ok((key, out))
+}
+
+/// One claim's verdict across releases in words, from [`history`]: the
+/// releases its current verdict holds for, and where that began. `None`
+/// with fewer than two releases measured.
+pub fn range_note(krate: &str, at: &[(String, Outcome)]) -> Option<String> {
+    if at.len() < 2 {
+        return None;
+    }
+    let (newest, now) = at.last()?;
+    let from = at.iter().rposition(|(_, o)| o != now).map_or(0, |i| i + 1);
+    let first = &at[0].0;
+    let span = format!("{} releases measured, {first} to {newest}", at.len());
+    if from == 0 {
+        return Some(format!(
+            "{} at every {krate} release measured ({span})",
+            now.label()
+        ));
+    }
+    let (before, then) = &at[from - 1];
+    let flips = at.windows(2).filter(|w| w[0].1 != w[1].1).count();
+    Some(format!(
+        "{} for {krate} {} and later; {} at {before}{} ({span})",
+        now.label(),
+        at[from].0,
+        then.label(),
+        if flips > 1 {
+            format!("; it changed {flips} times")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// The built-in `releases` exhibit: each claim's verdict at every release
@@ -318,46 +391,10 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     }
     let mut notes = Vec::new();
     for ds in datasets(C::NAME)? {
-        let then = &ds.source.releases_then;
-        let Some(date) = &ds.source.published else {
-            continue;
-        };
-        if then.is_empty() {
-            continue;
+        let runs: Vec<&Run<C::Data>> = columns.iter().map(|(r, _)| *r).collect();
+        if let Some(note) = dataset_note(C::NAME, &ds, &runs) {
+            notes.push(note);
         }
-        let releases: Vec<String> = then
-            .iter()
-            .map(|(c, v)| format!("{} {}", escape_markdown(c), escape_markdown(v)))
-            .collect();
-        let measured = columns.iter().any(|(run, _)| {
-            then.iter()
-                .all(|(c, v)| run.provenance.crates.get(c) == Some(v))
-        });
-        notes.push(format!(
-            "{} was published on {}, when {} was current ({}).{}",
-            ds.citation(),
-            escape_markdown(date),
-            releases.join(" and "),
-            escape_markdown(
-                ds.source
-                    .releases_how
-                    .as_deref()
-                    .unwrap_or("how determined: not recorded")
-            ),
-            if measured {
-                String::new()
-            } else {
-                format!(
-                    " Not measured at that release on these machines yet: `scripts/fresh {} \
-                     --with {}`.",
-                    C::NAME,
-                    then.iter()
-                        .map(|(c, v)| format!("{c}@{v}"))
-                        .collect::<Vec<_>>()
-                        .join(" --with ")
-                )
-            }
-        ));
     }
     if variants.is_empty() {
         notes.push(format!(
@@ -371,6 +408,92 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         blocks.push(Block::Text(note));
     }
     Ok(blocks)
+}
+
+/// When a post was published and which releases were current then, as
+/// its dataset records, and whether a run here measured those releases.
+/// `None` for a dataset that records neither.
+fn dataset_note<D>(chapter: &str, ds: &Dataset, runs: &[&Run<D>]) -> Option<String> {
+    let then = &ds.source.releases_then;
+    let how = ds.source.releases_how.as_deref().map(escape_markdown);
+    let releases: Vec<String> = then
+        .iter()
+        .map(|(c, v)| format!("{} {}", escape_markdown(c), escape_markdown(v)))
+        .collect();
+    let mut note = match (&ds.source.published, then.is_empty()) {
+        (None, _) if how.is_none() => return None,
+        (Some(date), true) => format!(
+            "{} was published on {}.",
+            ds.citation(),
+            escape_markdown(date)
+        ),
+        (Some(date), false) => format!(
+            "{} was published on {}, when {} {} current.",
+            ds.citation(),
+            escape_markdown(date),
+            releases.join(" and "),
+            if releases.len() == 1 { "was" } else { "were" }
+        ),
+        (None, true) => format!(
+            "{} has no date we could establish, so no release of its time can be named.",
+            ds.citation()
+        ),
+        (None, false) => format!(
+            "{} has no exact date; {} stands for the releases of its time.",
+            ds.citation(),
+            releases.join(" and ")
+        ),
+    };
+    if let Some(how) = how {
+        note.push_str(&format!(" How we know: {how}"));
+        if !note.ends_with('.') {
+            note.push('.');
+        }
+    }
+    if then.is_empty() {
+        return Some(note);
+    }
+    // The run that matches most of those releases, and what it left out.
+    let matched = |run: &Run<D>| {
+        then.iter()
+            .filter(|(c, v)| run.provenance.crates.get(*c) == Some(*v))
+            .count()
+    };
+    let best = runs.iter().map(|r| matched(r)).max().unwrap_or(0);
+    if best == then.len() {
+        note.push_str(" The chapter is measured at those releases in the table above.");
+    } else if best > 0 {
+        let run = runs.iter().find(|r| matched(r) == best)?;
+        let (at, not): (Vec<_>, Vec<_>) = then
+            .iter()
+            .partition(|(c, v)| run.provenance.crates.get(*c) == Some(*v));
+        let list = |v: &[(&String, &String)]| {
+            v.iter()
+                .map(|(c, v)| format!("{} {}", escape_markdown(c), escape_markdown(v)))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        note.push_str(&format!(
+            " The chapter is measured at {} (in the table above), not at {}: with the \
+             workspace's requirements cargo resolves {} as the run's provenance records.",
+            list(&at),
+            list(&not),
+            not.iter()
+                .map(|(c, _)| escape_markdown(c))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    } else {
+        note.push_str(&format!(
+            " Not measured at that release on these machines yet: `scripts/fresh {chapter} \
+             --with {}`.",
+            then.iter()
+                .map(|(c, v)| format!("{c}@{v}"))
+                .collect::<Vec<_>>()
+                .join(" --with ")
+        ));
+    }
+    Some(note)
 }
 
 #[cfg(test)]
@@ -528,5 +651,40 @@ mod tests {
             let err = format!("{:#}", parse_with(bad).unwrap_err());
             assert!(err.contains("CRATE@VERSION"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn a_claims_range_names_where_its_current_verdict_began() {
+        use Outcome::*;
+        let at = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
+            v.iter().map(|(a, o)| (a.to_string(), *o)).collect()
+        };
+        assert_eq!(range_note("tokio", &at(&[("1.54.1", Holds)])), None);
+        assert_eq!(
+            range_note("tokio", &at(&[("1.20.0", Holds), ("1.54.1", Holds)])).unwrap(),
+            "holds at every tokio release measured (2 releases measured, 1.20.0 to 1.54.1)"
+        );
+        assert_eq!(
+            range_note(
+                "tokio",
+                &at(&[
+                    ("1.20.0", DoesNotHold),
+                    ("1.37.0", Holds),
+                    ("1.54.1", Holds)
+                ])
+            )
+            .unwrap(),
+            "holds for tokio 1.37.0 and later; does not hold at 1.20.0 \
+             (3 releases measured, 1.20.0 to 1.54.1)"
+        );
+        assert_eq!(
+            range_note(
+                "tokio",
+                &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
+            )
+            .unwrap(),
+            "holds for tokio 1.54.1 and later; does not hold at 1.20.0; it changed 2 times \
+             (3 releases measured, 1.0.0 to 1.54.1)"
+        );
     }
 }

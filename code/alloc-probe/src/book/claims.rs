@@ -7,7 +7,8 @@ use harness::{Block, Book, Claim, Outcome, Run, Verdict};
 use super::{bytes_between, point, AllocData};
 use crate::{creation_fit, Channel, GRID_CAPACITIES, GRID_SIZES};
 
-const POST: &str = "[tokio mpsc memory use (agentgateway)](https://agentgateway.dev)";
+const POST: &str =
+    "[The hidden cost of mpsc channels](https://blog.howardjohn.info/posts/mpsc-cost/)";
 
 pub const CLAIMS: &[Claim] = &[
     Claim {

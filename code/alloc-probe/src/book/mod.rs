@@ -5,6 +5,7 @@ mod claims;
 mod counts;
 mod creation;
 mod fit;
+mod history;
 mod measure;
 mod scenarios;
 mod tables;
@@ -66,6 +67,12 @@ impl Chapter for AllocProbe {
             kind: ExhibitKind::Table,
             about: "creation cost fitted as a * size_of::<T>() + b per channel",
             render: fit::render,
+        },
+        Exhibit {
+            name: "history",
+            kind: ExhibitKind::Figure,
+            about: "tokio's channels at creation at every tokio release measured, and where that changed",
+            render: history::render,
         },
         Exhibit {
             name: "creation-figure",

@@ -1,6 +1,7 @@
-//! Where the swaps' CPU time goes: flame graphs of the std and tokio swap
-//! at the largest count of the method experiments, and of the tokio swap
-//! with its consumer on the `block_on` thread.
+//! Where the designs' CPU time goes: flame graphs of the mpsc baseline
+//! (one write per message), the std and tokio swap at the largest count of
+//! the method experiments, and of the tokio swap with its consumer on the
+//! `block_on` thread.
 use anyhow::Result;
 use harness::render::flame;
 use harness::{Block, Book};
@@ -17,7 +18,7 @@ pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
             continue;
         };
         let caption = format!(
-            "CPU profiles of the swaps at {} workers of {} messages into the loopback TCP \
+            "CPU profiles of the designs at {} workers of {} messages into the loopback TCP \
              sink, on {} ({} profile), threads pinned: bursts run back to back for a fixed \
              time while every thread of the process is sampled, at up to {} samples per \
              second of CPU time (the kernel delivers at most one per scheduler tick and \

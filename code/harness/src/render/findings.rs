@@ -30,11 +30,12 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
                 "As published",
                 "Verdict",
                 "Holds when",
+                "Across releases",
                 "Machine",
                 "Why",
             ],
         )
-        .left(&[0, 1, 2, 3, 4, 5]);
+        .left(&[0, 1, 2, 3, 4, 5, 6]);
         for f in rows {
             t.push(vec![
                 format!(
@@ -51,6 +52,10 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
                     escape_markdown(&f.headline)
                 ),
                 holds_when(f),
+                f.releases.as_deref().map_or_else(
+                    || "one release measured".to_string(),
+                    |r| format!("[{}]({}.md#across-releases)", escape_markdown(r), f.chapter),
+                ),
                 escape(f.machine.as_deref().unwrap_or("none")),
                 escape_markdown(&f.why),
             ]);
@@ -175,6 +180,7 @@ mod tests {
             holds_when: holds_when.iter().map(|s| s.to_string()).collect(),
             conditions: 3,
             why: "ratio 2.0×".into(),
+            releases: None,
         }
     }
 

@@ -469,7 +469,6 @@ mod tests {
             chapter: "c",
             runs: Vec::new(),
             store: crate::results::Store::new("/nonexistent"),
-            focus: Default::default(),
         };
         let panels = vec![
             ("x86_64-a".to_string(), vec![Block::Figure(fig("x86_64-a"))]),
