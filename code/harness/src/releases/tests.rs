@@ -1,0 +1,267 @@
+use super::*;
+use crate::chapter::{Exhibit, ExhibitKind};
+use crate::claims::Claim;
+use crate::measure::Lab;
+use crate::results::ResultsFile;
+
+/// A chapter whose one claim holds when its measured ratio is above 1.
+/// It borrows the template chapter's name so that the code fingerprint
+/// of a real crate decides whether its files are current.
+struct Toy;
+
+const CLAIM: Claim = Claim {
+    id: "TOY-1",
+    statement: "the ratio is above one",
+    source: "(test)",
+    rule: "ratio > 1",
+};
+
+impl Chapter for Toy {
+    type Data = f64;
+    const NAME: &'static str = "chapter-template";
+    const MEASURED_CRATES: &'static [&'static str] = &["crossbeam-channel"];
+    const CLAIMS: &'static [Claim] = &[CLAIM];
+    const EXHIBITS: &'static [Exhibit<f64>] = &[Exhibit {
+        name: "verdicts",
+        kind: ExhibitKind::Verdicts,
+        about: "TOY-1",
+        render: |book| {
+            let run = book.primary();
+            let outcome = if run.data > 1.0 {
+                Outcome::Holds
+            } else {
+                Outcome::DoesNotHold
+            };
+            Ok(vec![Block::Verdicts(vec![Verdict::new(
+                &CLAIM,
+                run.machine(),
+                outcome,
+                "the ratio",
+            )])])
+        },
+    }];
+
+    fn measure(_: &Lab) -> Result<f64> {
+        Ok(1.0)
+    }
+
+    fn check(ratio: &f64) -> Result<()> {
+        ensure!(ratio.is_finite(), "ratio {ratio}");
+        Ok(())
+    }
+}
+
+fn variant(store: &Store, version: &str, ratio: f64, current: bool) -> PathBuf {
+    let mut p = crate::fixtures::provenance(Profile::Quick);
+    p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
+    let mut file = ResultsFile::new(Toy::NAME, p, ratio).unwrap();
+    let code = code_fingerprint(&crate::code_dir(), Toy::NAME, Profile::Quick).unwrap();
+    file.release = Some(Release {
+        crates: BTreeMap::from([("crossbeam-channel".into(), version.into())]),
+        code_fingerprint: if current {
+            code
+        } else {
+            "0123456789abcdef".into()
+        },
+    });
+    store.write(&file).unwrap()
+}
+
+#[test]
+fn the_table_gives_each_release_its_own_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    let old = variant(&store, "0.5.1", 0.5, true);
+    let new = variant(&store, "0.5.10", 2.0, false);
+    assert!(old.starts_with(store.releases_dir(Toy::NAME)));
+    assert!(old
+        .to_string_lossy()
+        .ends_with("@crossbeam-channel-0.5.1.json"));
+    assert_eq!(load::<Toy>(&store).unwrap().len(), 2);
+
+    // The committed run: another release again, and the ratio of the newest.
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.store = store.clone();
+    book.runs[0].ephemeral = false;
+    book.runs[0].provenance.crates =
+        BTreeMap::from([("crossbeam-channel".into(), "0.5.15".into())]);
+    let blocks = exhibit::<Toy>(&book).unwrap();
+    let Block::Table(t) = &blocks[0] else {
+        panic!("no table: {blocks:?}")
+    };
+    // Columns in release order (0.5.10 after 0.5.1), the committed one marked.
+    assert_eq!(t.header.len(), 4, "{:?}", t.header);
+    assert!(
+        t.header[1].starts_with("crossbeam-channel 0.5.1,"),
+        "{:?}",
+        t.header
+    );
+    assert!(
+        t.header[2].starts_with("crossbeam-channel 0.5.10 (stale)"),
+        "{:?}",
+        t.header
+    );
+    assert!(
+        t.header[3].contains("0.5.15 (committed lock)"),
+        "{:?}",
+        t.header
+    );
+    let cells: Vec<String> = t.rows[0]
+        .iter()
+        .map(|c| match c {
+            Cell::Text(s) => s.clone(),
+            other => panic!("not text: {other:?}"),
+        })
+        .collect();
+    assert_eq!(cells, ["**TOY-1**", "does not hold", "holds", "holds"]);
+    std::fs::remove_file(new).unwrap();
+
+    // A file in releases/ without a release record is refused by name.
+    let plain =
+        ResultsFile::new(Toy::NAME, crate::fixtures::provenance(Profile::Quick), 1.5).unwrap();
+    let stray = store
+        .releases_dir(Toy::NAME)
+        .join(format!("{}.json", plain.provenance.machine.id));
+    crate::results::write_atomically(&stray, &plain.to_bytes().unwrap()).unwrap();
+    let err = match load::<Toy>(&store) {
+        Ok(_) => panic!("a file without a release record was loaded"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains("releases/") && err.contains("not a release variant"),
+        "{err}"
+    );
+}
+
+#[test]
+fn with_arguments_are_checked() {
+    assert_eq!(
+        parse_with("tokio@1.37.0").unwrap(),
+        ("tokio".to_string(), "1.37.0".to_string())
+    );
+    assert_eq!(parse_with("kanal@0.1.0-pre8").unwrap().1, "0.1.0-pre8");
+    for bad in [
+        "tokio",
+        "tokio@1.37",
+        "@1.0.0",
+        "to<b>@1.0.0",
+        "tokio@1.x.0",
+        "tokio@",
+    ] {
+        let err = format!("{:#}", parse_with(bad).unwrap_err());
+        assert!(err.contains("CRATE@VERSION"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn a_claims_range_names_where_its_current_verdict_began() {
+    use Outcome::*;
+    let at = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
+        v.iter().map(|(a, o)| (a.to_string(), *o)).collect()
+    };
+    assert_eq!(range_note("tokio", &at(&[("1.54.1", Holds)])), None);
+    assert_eq!(
+        range_note("tokio", &at(&[("1.20.0", Holds), ("1.54.1", Holds)])).unwrap(),
+        "holds at every tokio release measured (2 releases measured, 1.20.0 to 1.54.1)"
+    );
+    assert_eq!(
+        range_note(
+            "tokio",
+            &at(&[
+                ("1.20.0", DoesNotHold),
+                ("1.37.0", Holds),
+                ("1.54.1", Holds)
+            ])
+        )
+        .unwrap(),
+        "holds for tokio 1.37.0 and later; does not hold at 1.20.0 \
+         (3 releases measured, 1.20.0 to 1.54.1)"
+    );
+    assert_eq!(
+        range_note(
+            "tokio",
+            &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
+        )
+        .unwrap(),
+        "holds for tokio 1.54.1 and later; does not hold at 1.20.0; it changed 2 times \
+         (3 releases measured, 1.0.0 to 1.54.1)"
+    );
+}
+
+fn dataset(published: Option<&str>, then: &[(&str, &str)], how: Option<&str>) -> Dataset {
+    Dataset {
+        schema: crate::published::SCHEMA.into(),
+        name: "d".into(),
+        source: crate::published::Source {
+            title: "A <post>".into(),
+            url: "https://example.org/post".into(),
+            machine: "m".into(),
+            code: None,
+            published: published.map(str::to_string),
+            releases_then: then
+                .iter()
+                .map(|(c, v)| (c.to_string(), v.to_string()))
+                .collect(),
+            releases_how: how.map(str::to_string),
+        },
+        description: String::new(),
+        rows: Vec::new(),
+    }
+}
+
+fn run_at(crates: &[(&str, &str)]) -> Run<f64> {
+    let mut provenance = crate::fixtures::provenance(Profile::Quick);
+    provenance.crates = crates
+        .iter()
+        .map(|(c, v)| (c.to_string(), v.to_string()))
+        .collect();
+    Run {
+        path: "r.json".into(),
+        provenance,
+        data: 1.0,
+        stale: false,
+        edited: false,
+        ephemeral: false,
+        derived: Default::default(),
+    }
+}
+
+#[test]
+fn a_datasets_note_says_when_and_at_which_releases_it_was_measured() {
+    let then = [("kanal", "0.1.0-pre8"), ("tokio", "1.34.0")];
+    let how = Some("the repository's only commit <b>");
+    // Measured at both: no command to run.
+    let both = run_at(&[("kanal", "0.1.0-pre8"), ("tokio", "1.34.0")]);
+    let note = dataset_note("c", &dataset(Some("2023-12-04"), &then, how), &[&both]).unwrap();
+    assert!(
+        note.contains("was published on 2023-12-04, when kanal 0.1.0-pre8 and tokio 1.34.0 were current")
+            && note.contains("How we know: the repository's only commit &lt;b&gt;.")
+            && note.contains("measured at those releases")
+            && note.contains("A &lt;post&gt;"),
+        "{note}"
+    );
+    // Measured at one of the two: which, and which not.
+    let one = run_at(&[("kanal", "0.1.2"), ("tokio", "1.34.0")]);
+    let note = dataset_note("c", &dataset(Some("2023-12-04"), &then, how), &[&one]).unwrap();
+    assert!(
+        note.contains("measured at tokio 1.34.0 (in the table above), not at kanal 0.1.0-pre8"),
+        "{note}"
+    );
+    // Measured at neither: the command that would.
+    let none = run_at(&[("tokio", "1.54.1")]);
+    let note = dataset_note("c", &dataset(Some("2023-12-04"), &then, how), &[&none]).unwrap();
+    assert!(
+        note.contains("`scripts/fresh c --with kanal@0.1.0-pre8 --with tokio@1.34.0`"),
+        "{note}"
+    );
+    // Undated: said so, with the releases that stand for its time, or none.
+    let note = dataset_note("c", &dataset(None, &[("tokio", "1.52.3")], how), &[&none]).unwrap();
+    assert!(
+        note.contains("has no exact date; tokio 1.52.3 stands for the releases of its time"),
+        "{note}"
+    );
+    let note = dataset_note("c", &dataset(None, &[], how), &[&none]).unwrap();
+    assert!(note.contains("no release of its time can be named"), "{note}");
+    // A dataset that records nothing about its date gets no note.
+    assert!(dataset_note("c", &dataset(None, &[], None), &[&none]).is_none());
+}
