@@ -234,8 +234,9 @@ fn a_datasets_note_says_when_and_at_which_releases_it_was_measured() {
     let both = run_at(&[("kanal", "0.1.0-pre8"), ("tokio", "1.34.0")]);
     let note = dataset_note("c", &dataset(Some("2023-12-04"), &then, how), &[&both]).unwrap();
     assert!(
-        note.contains("was published on 2023-12-04, when kanal 0.1.0-pre8 and tokio 1.34.0 were current")
-            && note.contains("How we know: the repository's only commit &lt;b&gt;.")
+        note.contains(
+            "was published on 2023-12-04, when kanal 0.1.0-pre8 and tokio 1.34.0 were current"
+        ) && note.contains("How we know: the repository's only commit &lt;b&gt;.")
             && note.contains("measured at those releases")
             && note.contains("A &lt;post&gt;"),
         "{note}"
@@ -261,7 +262,10 @@ fn a_datasets_note_says_when_and_at_which_releases_it_was_measured() {
         "{note}"
     );
     let note = dataset_note("c", &dataset(None, &[], how), &[&none]).unwrap();
-    assert!(note.contains("no release of its time can be named"), "{note}");
+    assert!(
+        note.contains("no release of its time can be named"),
+        "{note}"
+    );
     // A dataset that records nothing about its date gets no note.
     assert!(dataset_note("c", &dataset(None, &[], None), &[&none]).is_none());
 }
