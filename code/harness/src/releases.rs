@@ -215,12 +215,14 @@ fn key_crate<C: Chapter>(variants: &[Run<C::Data>]) -> Result<Option<String>> {
         .cloned())
 }
 
+/// By claim id, the claim's outcome at each release measured (labelled
+/// with the release, and its profile when not the full one), oldest first.
+pub type ClaimHistory = BTreeMap<String, Vec<(String, Outcome)>>;
+
 /// Each claim's outcome at every release of the key crate measured on the
 /// machine whose verdicts the page leads with (the committed run and the
 /// variants of that machine), oldest release first.
-pub fn history<C: Chapter>(
-    book: &Book<C::Data>,
-) -> Result<(String, BTreeMap<String, Vec<(String, Outcome)>>)> {
+pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<(String, ClaimHistory)> {
     let variants = load::<C>(&book.store)?;
     let Some(key) = key_crate::<C>(&variants)? else {
         return Ok((String::new(), BTreeMap::new()));
@@ -238,7 +240,7 @@ pub fn history<C: Chapter>(
     runs.sort_by_key(|(v, _)| version_key(v));
     // One run per release: the committed run was pushed first, and wins.
     runs.dedup_by(|b, a| a.0 == b.0);
-    let mut out: BTreeMap<String, Vec<(String, Outcome)>> = BTreeMap::new();
+    let mut out = ClaimHistory::new();
     for (version, run) in runs {
         // A release measured at another profile than the publication one
         // says so: its map may have fewer rows.
