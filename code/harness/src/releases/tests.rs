@@ -229,14 +229,14 @@ fn run_at(crates: &[(&str, &str)]) -> Run<f64> {
 #[test]
 fn a_datasets_note_says_when_and_at_which_releases_it_was_measured() {
     let then = [("kanal", "0.1.0-pre8"), ("tokio", "1.34.0")];
-    let how = Some("the repository's only commit <b>");
+    let how = Some("the only commit <b>");
     // Measured at both: no command to run.
     let both = run_at(&[("kanal", "0.1.0-pre8"), ("tokio", "1.34.0")]);
     let note = dataset_note("c", &dataset(Some("2023-12-04"), &then, how), &[&both]).unwrap();
     assert!(
         note.contains(
             "was published on 2023-12-04, when kanal 0.1.0-pre8 and tokio 1.34.0 were current"
-        ) && note.contains("How we know: the repository's only commit &lt;b&gt;.")
+        ) && note.contains("How we know: the only commit &lt;b&gt;.")
             && note.contains("measured at those releases")
             && note.contains("A &lt;post&gt;"),
         "{note}"
