@@ -391,14 +391,15 @@ fn a_row_holds_only_when_its_whole_interval_clears_the_minimum_effect() {
             .collect()
     };
 
-    // 8 B the largest ratio, 64 B 10 % below it (a tie within the minimum
-    // effect of 20 % still counts as largest); 1 KiB and 4 KiB exactly 1.
+    // 8 B the largest ratio, about 1.9x; 64 B 10 % below it (a tie within
+    // the minimum effect of 20 % still counts as largest); 1 KiB and 4 KiB
+    // exactly 1.
     let v = verdicts_with(|b| match b {
-        8 => same(3000.0),
-        64 => same(2700.0),
+        8 => same(1900.0),
+        64 => same(1710.0),
         1024 | 4096 => same(1000.0),
         32768 => same(1300.0),
-        _ => same(2000.0),
+        _ => same(1500.0),
     });
     assert_eq!(fair_outcome(&v, "LAT-2"), Outcome::Holds);
     assert_eq!(fair_outcome(&v, "LAT-1"), Outcome::Holds);
@@ -410,16 +411,24 @@ fn a_row_holds_only_when_its_whole_interval_clears_the_minimum_effect() {
     );
     // 64 B a little above 8 B: still a tie.
     let v = verdicts_with(|b| match b {
-        8 => same(3000.0),
-        64 => same(3300.0),
+        8 => same(1900.0),
+        64 => same(2090.0),
         _ => same(1000.0),
     });
     assert_eq!(fair_outcome(&v, "LAT-2"), Outcome::Holds);
+    // 8 B the largest by far, but twice the published size: the order
+    // holds, the "about 1.9x" does not.
+    let v = verdicts_with(|b| match b {
+        8 => same(4000.0),
+        64 => same(3700.0),
+        _ => same(1000.0),
+    });
+    assert_eq!(fair_outcome(&v, "LAT-2"), Outcome::DoesNotHold);
 
     // Intervals that straddle each rule's line.
     let v = verdicts_with(|b| match b {
-        8 => same(3000.0),
-        64 => spread(3300.0, 600.0),
+        8 => same(1900.0),
+        64 => spread(2090.0, 400.0),
         1024 => spread(1000.0, 300.0),
         32768 => spread(1300.0, 400.0),
         _ => same(1000.0),
@@ -427,11 +436,17 @@ fn a_row_holds_only_when_its_whole_interval_clears_the_minimum_effect() {
     assert_eq!(fair_outcome(&v, "LAT-2"), Outcome::Inconclusive);
     assert_eq!(fair_outcome(&v, "LAT-1"), Outcome::Inconclusive);
     assert_eq!(fair_outcome(&v, "LAT-3"), Outcome::Inconclusive);
+    // 8 B straddling the band's upper end.
+    let v = verdicts_with(|b| match b {
+        8 => spread(2280.0, 300.0),
+        _ => same(1000.0),
+    });
+    assert_eq!(fair_outcome(&v, "LAT-2"), Outcome::Inconclusive);
 
     // 64 B a third above 8 B; 1 KiB half again; 32 KiB twice 1.3.
     let v = verdicts_with(|b| match b {
-        8 => same(3000.0),
-        64 => same(4000.0),
+        8 => same(1900.0),
+        64 => same(2530.0),
         1024 => same(1500.0),
         32768 => same(2600.0),
         _ => same(1000.0),

@@ -25,6 +25,18 @@ use crate::burst::{message, Departure, LiveProducers};
 use crate::sink::Sink;
 use crate::Design;
 
+/// The first tokio release that can say whether a task's co-op budget is
+/// spent (`tokio::task::coop::has_budget_remaining`); set by `build.rs`.
+pub const BUDGET_QUERY_SINCE: &str = env!("TOKIO_BUDGET_QUERY_SINCE");
+
+/// Whether the task's co-op budget has room, where this tokio can say.
+fn budget_left() -> Option<bool> {
+    #[cfg(tokio_budget_query)]
+    return Some(tokio::task::coop::has_budget_remaining());
+    #[cfg(not(tokio_budget_query))]
+    None
+}
+
 /// The counters one burst fills.
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -52,8 +64,10 @@ pub struct Counts {
     /// Locks (the consumer's or a producer's) that made their task yield
     /// because it had spent tokio's cooperative budget (128 operations a
     /// turn): `tokio::sync::Mutex::lock` spends it, `std`'s never does.
-    #[serde(default)]
-    pub budget_yields: u64,
+    /// `None` under a tokio that cannot tell (before
+    /// `coop::has_budget_remaining`, see [`BUDGET_QUERY_SINCE`]): its budget
+    /// yields are counted as waits.
+    pub budget_yields: Option<u64>,
     /// Voluntary context switches of the whole process during the burst
     /// (a thread that sleeps until the OS wakes it); `None` where the OS
     /// does not report them.
@@ -70,7 +84,7 @@ impl Counters {
             consumer_wait_ns: take(&self.consumer_wait_ns),
             pushes: take(&self.pushes),
             pushes_waited: take(&self.pushes_waited),
-            budget_yields: take(&self.budget_yields),
+            budget_yields: Some(take(&self.budget_yields)).filter(|_| cfg!(tokio_budget_query)),
             context_switches: None,
         }
     }
@@ -159,11 +173,11 @@ impl CountedLock for tokio::sync::Mutex<Vec<u8>> {
         let mut asked: Option<Instant> = None;
         let mut spent = false;
         let mut guard = poll_fn(|cx| {
-            let budget_left = tokio::task::coop::has_budget_remaining();
+            let budget_left = budget_left();
             let polled = lock.as_mut().poll(cx);
             if polled.is_pending() && asked.is_none() {
                 asked = Some(Instant::now());
-                spent = !budget_left;
+                spent = budget_left == Some(false);
             }
             polled
         })

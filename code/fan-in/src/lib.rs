@@ -9,6 +9,7 @@ pub mod consumer_on_driver;
 pub mod experiment;
 pub mod method;
 pub mod placement;
+pub mod plan;
 pub mod published;
 pub mod sink;
 pub mod sweep;

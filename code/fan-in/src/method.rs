@@ -37,7 +37,7 @@ pub struct MethodPlan {
 // ANCHOR: method_plan
 pub fn plan(profile: Profile) -> MethodPlan {
     MethodPlan {
-        // Each a worker count of the same profile's sweep (`experiment::plan`).
+        // Each a worker count of the same profile's sweep (`plan::plan`).
         workers: profile.pick(vec![1, 8], vec![1, 128, 512], vec![1, 128, 1024, 8192]),
         // (samples, warm-up ms, measurement ms) per point, one pass.
         sampling: profile.pick(

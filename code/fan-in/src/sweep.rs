@@ -9,8 +9,9 @@ use harness::Lab;
 use serde::{Deserialize, Serialize};
 
 use crate::book::FanInData;
-use crate::experiment::{plan, worker_threads, Job, Rig, FREE_DESIGNS};
+use crate::experiment::{worker_threads, Job, Rig};
 use crate::placement::{Pins, Placement};
+use crate::plan::{plan, FREE_DESIGNS};
 use crate::sink::SinkKind;
 use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
 

@@ -11,8 +11,8 @@ use harness::timing::Timing;
 use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
 
 use fan_in::book::{FanIn, FanInData};
-use fan_in::experiment::{Plan, FREE_DESIGNS};
 use fan_in::placement::Placement;
+use fan_in::plan::{Plan, FREE_DESIGNS};
 use fan_in::sink::SinkKind;
 use fan_in::sweep::Measured;
 use fan_in::Design;
@@ -41,7 +41,7 @@ fn smoke_run_checks_and_renders_every_exhibit() {
     // Every point pools one timing per pass (smoke has no heavy point), and
     // the points FAN-1 and FAN-2 rest on one more per short pass, in equal
     // parts; each counts the bursts of all of them.
-    let plan = fan_in::experiment::plan(Profile::Smoke);
+    let plan = fan_in::plan::plan(Profile::Smoke);
     assert!(plan.passes >= 2, "smoke should exercise pooling");
     assert!(
         plan.decisive_extra >= 1,

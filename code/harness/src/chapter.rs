@@ -55,6 +55,10 @@ pub trait Chapter: 'static {
     /// Single-threaded work callgrind may count (`count <name> <n>`, see
     /// `measure::counts`); `measure` records it with `counts::per_op`.
     const COUNTED: &'static [Counted] = &[];
+    /// What the chapter cannot measure at older releases of a crate it
+    /// measures (an API the crate gained later): the releases exhibit says
+    /// so under every release it measured that is older.
+    const RELEASE_GAPS: &'static [crate::releases::ReleaseGap] = &[];
 
     /// Runs every experiment of the lab's profile, validating the work as it
     /// goes. An experiment that fails validation returns an error: nothing

@@ -155,8 +155,10 @@ impl Condition {
 /// - every decided row holds: **holds**; every one fails: **does not hold**;
 ///   rows that are inconclusive leave that headline standing but are named
 ///   ("undecided when ...");
-/// - some rows hold and others fail: **holds only when** the rows that hold
-///   (`Outcome::Depends`);
+/// - some rows hold and others fail (`Outcome::Depends`): **holds only
+///   when** the rows that hold, or **holds except when** the rows that fail
+///   when those are fewer, so the shorter list is spelled out and no failing
+///   row hides behind "or N more";
 /// - no row decided: **inconclusive**; no row measured: **not measured**.
 pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
     let named = |o: Outcome| -> Vec<&str> {
@@ -174,7 +176,11 @@ pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
     if !split.is_empty() || (!holds.is_empty() && !fails.is_empty()) {
         let mut when: Vec<&str> = holds.clone();
         when.extend(split.iter().copied());
-        let mut q = format!("holds only when {}", join(&when));
+        let mut q = if split.is_empty() && fails.len() < when.len() {
+            format!("holds except when {}", join(&fails))
+        } else {
+            format!("holds only when {}", join(&when))
+        };
         if let Some(u) = &undecided {
             q.push_str("; ");
             q.push_str(u);
@@ -360,11 +366,29 @@ mod tests {
         ];
         assert_eq!(
             headline(&rows),
+            (Outcome::Depends, Some("holds except when fair".into())),
+            "the one failing row is fewer to name than the two that hold"
+        );
+        let rows = [
+            row("fair", Outcome::DoesNotHold),
+            row("mean", Outcome::DoesNotHold),
+            row("consumer on the block_on thread", Outcome::Holds),
+        ];
+        assert_eq!(
+            headline(&rows),
             (
                 Outcome::Depends,
-                Some("holds only when consumer on the block_on thread or as published".into())
+                Some("holds only when consumer on the block_on thread".into())
             )
         );
+        // A row that itself depends keeps the "only when" form: an
+        // "except" would claim it holds there.
+        let rows = [
+            row("fair", Outcome::DoesNotHold),
+            row("a", Outcome::Holds),
+            row("b", Outcome::Depends),
+        ];
+        assert_eq!(headline(&rows).1.as_deref(), Some("holds only when a or b"));
     }
 
     #[test]
@@ -424,6 +448,15 @@ mod tests {
         assert_eq!(o, Outcome::Depends);
         assert_eq!(
             q.unwrap(),
+            "holds except when fair",
+            "the failing row is named"
+        );
+        let rows: Vec<Condition> = (1..=7)
+            .map(|i| row(&format!("c{i}"), Outcome::Holds))
+            .chain((1..=7).map(|i| row(&format!("f{i}"), Outcome::DoesNotHold)))
+            .collect();
+        assert_eq!(
+            headline(&rows).1.unwrap(),
             "holds only when c1, c2, c3 or 4 more conditions of the map"
         );
     }

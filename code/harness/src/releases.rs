@@ -287,6 +287,48 @@ pub fn range_note(krate: &str, at: &[(String, Outcome)]) -> Option<String> {
     ))
 }
 
+/// Something a chapter measures only from one release of a crate on, and
+/// what a run at an older release shows instead.
+#[derive(Clone, Copy, Debug)]
+pub struct ReleaseGap {
+    pub krate: &'static str,
+    /// The first release that has what is needed (`1.47.0`).
+    pub since: &'static str,
+    /// What an older release lacks, and what stands in its place: the end
+    /// of a sentence that starts "at tokio 1.36.0, ".
+    pub lacks: &'static str,
+}
+
+/// One sentence per gap that a measured release falls into, naming them.
+pub fn gap_notes(gaps: &[ReleaseGap], measured: &[&BTreeMap<String, String>]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for gap in gaps {
+        let mut older: Vec<&str> = measured
+            .iter()
+            .filter_map(|crates| crates.get(gap.krate))
+            .map(String::as_str)
+            .filter(|v| version_key(v) < version_key(gap.since))
+            .collect();
+        older.sort_by_key(|v| version_key(v));
+        older.dedup();
+        if older.is_empty() {
+            continue;
+        }
+        let list = older
+            .iter()
+            .map(|v| format!("{} {}", gap.krate, escape_markdown(v)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        notes.push(format!(
+            "Before {} {} (measured here at {list}): {}",
+            gap.krate,
+            escape_markdown(gap.since),
+            gap.lacks
+        ));
+    }
+    notes
+}
+
 /// The built-in `releases` exhibit: each claim's verdict at every release
 /// measured (the committed lock's and every variant in `releases/`), and
 /// the release that was current when each post was published.
@@ -395,7 +437,9 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
             settings: true,
         }));
     }
-    let mut notes = Vec::new();
+    let crates: Vec<&BTreeMap<String, String>> =
+        columns.iter().map(|(r, _)| &r.provenance.crates).collect();
+    let mut notes = gap_notes(C::RELEASE_GAPS, &crates);
     for ds in datasets(C::NAME)? {
         let runs: Vec<&Run<C::Data>> = columns.iter().map(|(r, _)| *r).collect();
         if let Some(note) = dataset_note(C::NAME, &ds, &runs) {

@@ -5,6 +5,11 @@
 //! budget has run out yields while holding the lock, and every future polled
 //! after it queues behind it. This variant puts the two steps back in the old
 //! order with tokio's public co-op API, so one build measures both.
+//!
+//! Before tokio 1.47.0 there is no public `poll_proceed` (`build.rs` reads
+//! the release resolved), and none is needed: every such release asks the
+//! budget first in `lock()` itself, so this variant is then the plain lock.
+#[cfg(tokio_poll_proceed)]
 use std::future::poll_fn;
 
 use tokio::sync::Mutex;
@@ -21,9 +26,14 @@ pub struct TokioBudgetFirstCounter {
 /// the `RestoreOnPending` that `poll_proceed` hands back is dropped without
 /// `made_progress`, which gives the unit back. An exhausted budget answers
 /// `Pending` and schedules the wake-up exactly as tokio's own resources do.
+#[cfg(tokio_poll_proceed)]
 async fn budget_has_room() {
     poll_fn(|cx| tokio::task::coop::poll_proceed(cx).map(drop)).await
 }
+
+/// Before tokio 1.47.0: `lock()` asks the budget first by itself.
+#[cfg(not(tokio_poll_proceed))]
+async fn budget_has_room() {}
 
 impl Counter for TokioBudgetFirstCounter {
     fn start() -> Self {
@@ -45,3 +55,7 @@ impl Counter for TokioBudgetFirstCounter {
     }
 }
 // ANCHOR_END: budget_first
+
+/// The first tokio release with a public `coop::poll_proceed`; set by
+/// `build.rs`. Before it this variant is the plain lock (see above).
+pub const POLL_PROCEED_SINCE: &str = env!("TOKIO_POLL_PROCEED_SINCE");

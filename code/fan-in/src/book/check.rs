@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use anyhow::{bail, ensure, Result};
 
 use super::FanInData;
-use crate::experiment::FREE_DESIGNS;
 use crate::placement::Placement;
+use crate::plan::FREE_DESIGNS;
 use crate::sink::SinkKind;
 use crate::sweep::Measured;
 use crate::Design;

@@ -25,7 +25,8 @@ pub(super) const CLAIMS: &[Claim] = &[
                the whole interval is at or above it, does not hold when it lies wholly below, \
                inconclusive when it straddles it. The headline comes from the verdict map: holds \
                or does not hold when every decided row agrees, else \"holds only when\" the rows \
-               where it holds.",
+               where it holds or \"holds except when\" the rows where it fails, whichever \
+               list is shorter.",
     },
     Claim {
         id: "FAN-2",

@@ -120,6 +120,16 @@ impl Chapter for FanIn {
 
     const NAME: &'static str = "fan-in";
     const MEASURED_CRATES: &'static [&'static str] = &["tokio"];
+    const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
+        &[harness::releases::ReleaseGap {
+            krate: "tokio",
+            since: crate::cause::BUDGET_QUERY_SINCE,
+            lacks: "tokio cannot say whether a task's co-op budget is spent \
+                    (`coop::has_budget_remaining`), so the counted runs cannot tell a \
+                    lock that yielded for the budget from one that waited: the budget \
+                    yields count as waits and their own column stays empty. No verdict \
+                    reads those counts.",
+        }];
     const CLAIMS: &'static [Claim] = claims::CLAIMS;
     const EXHIBITS: &'static [Exhibit<FanInData>] = &[
         Exhibit {

@@ -6,7 +6,7 @@ use anyhow::Result;
 use harness::{Block, Book, Profile, Table};
 
 use super::{FanInData, PUBLISHED_PER_WORKER};
-use crate::experiment::{plan, HEAVY_FROM};
+use crate::plan::{plan, HEAVY_FROM};
 
 pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let run = book.primary();

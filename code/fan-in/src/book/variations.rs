@@ -154,7 +154,15 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
                     sum(|k| k.pushes_waited) / sum(|k| k.pushes).max(1.0),
                     Unit::Share,
                 ),
-                Cell::Number(sum(|k| k.budget_yields) / n, Unit::Plain),
+                match c
+                    .bursts
+                    .iter()
+                    .map(|(_, k)| k.budget_yields)
+                    .sum::<Option<u64>>()
+                {
+                    Some(y) => Cell::Number(y as f64 / n, Unit::Plain),
+                    None => Cell::from("—"),
+                },
                 switches.map_or(Cell::from("—"), |s| Cell::Number(s / n, Unit::Plain)),
             ]);
         }

@@ -269,3 +269,31 @@ fn a_datasets_note_says_when_and_at_which_releases_it_was_measured() {
     // A dataset that records nothing about its date gets no note.
     assert!(dataset_note("c", &dataset(None, &[], None), &[&none]).is_none());
 }
+
+#[test]
+fn a_gap_is_noted_for_the_older_releases_measured_only() {
+    let gaps = [
+        ReleaseGap {
+            krate: "tokio",
+            since: "1.44.0",
+            lacks: "no budget counts.",
+        },
+        ReleaseGap {
+            krate: "kanal",
+            since: "0.2.0",
+            lacks: "no kanal.",
+        },
+    ];
+    let at = |v: &str| BTreeMap::from([("tokio".to_string(), v.to_string())]);
+    let (new, old, older, older_again) = (at("1.54.1"), at("1.37.0"), at("1.9.0"), at("1.9.0"));
+    assert!(
+        gap_notes(&gaps, &[&new]).is_empty(),
+        "nothing older measured"
+    );
+    let notes = gap_notes(&gaps, &[&new, &old, &older, &older_again]);
+    assert_eq!(
+        notes,
+        ["Before tokio 1.44.0 (measured here at tokio 1.9.0, tokio 1.37.0): no budget counts."],
+        "numeric order, each release once, and no note for a crate not measured"
+    );
+}

@@ -7,8 +7,8 @@ use sha2::{Digest, Sha256};
 
 use crate::measure::profile::Profile;
 
-/// Hash of what decides a chapter's numbers: the chapter crate's manifest and
-/// `src/` (not its tests or benches), the measuring half of the harness
+/// Hash of what decides a chapter's numbers: the chapter crate's manifest,
+/// `src/` and build script (not its tests or benches), the measuring half of the harness
 /// (`harness/src/measure/`), the third-party packages the chapter depends on
 /// (its closure in `Cargo.lock`, dev-dependencies left out), the compiler and
 /// the profile. The harness's rendering half (`harness/src/render/`) is left
@@ -31,6 +31,13 @@ fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Resu
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
+    // A build script decides what is compiled in (which of tokio's API a
+    // release offers), and so does the shared code it includes.
+    let build = crate_dir.join("build.rs");
+    if build.exists() {
+        files.push(build);
+        collect(&code_dir.join(BUILD_SUPPORT), &mut files)?;
+    }
     collect(&code_dir.join(MEASURING_HALF), &mut files)?;
     let mut hasher = Sha256::new();
     if lock {
@@ -55,6 +62,9 @@ fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Resu
     let digest = hasher.finalize();
     Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
 }
+
+/// What the chapters' build scripts `include!`, relative to `code/`.
+pub const BUILD_SUPPORT: &str = "build-support";
 
 /// The harness's measuring half, relative to `code/`.
 pub const MEASURING_HALF: &str = "harness/src/measure";
@@ -317,7 +327,26 @@ mod tests {
 
         // A chapter's own source.
         fs::write(d.join("demo/src/lib.rs"), "fn b() {}").unwrap();
-        assert_ne!(both(d).0, moved.0);
+        let edited = both(d);
+        assert_ne!(edited.0, moved.0);
+
+        // A build script added to one chapter, then the shared code build
+        // scripts include: only the chapter with the script stale.
+        fs::create_dir_all(d.join(BUILD_SUPPORT)).unwrap();
+        fs::write(d.join(BUILD_SUPPORT).join("tokio_coop.rs"), "fn c() {}").unwrap();
+        assert_eq!(
+            both(d),
+            edited,
+            "shared build code no build script includes"
+        );
+        fs::write(d.join("demo/build.rs"), "fn main() {}").unwrap();
+        let scripted = both(d);
+        assert_ne!(scripted.0, edited.0);
+        assert_eq!(scripted.1, edited.1);
+        fs::write(d.join(BUILD_SUPPORT).join("tokio_coop.rs"), "fn c2() {}").unwrap();
+        let shared = both(d);
+        assert_ne!(shared.0, scripted.0);
+        assert_eq!(shared.1, scripted.1);
 
         fs::write(d.join("Cargo.lock"), "[[package").unwrap();
         let err = fingerprint(d, "demo", Profile::Quick).unwrap_err();

@@ -38,7 +38,8 @@ const MUT_1: Claim = Claim {
            counts, which are exact. A row holds when the whole interval lies within 2× widened by the minimum effect \
            MIN_EFFECT = 25 % on each side (1.6 to 2.5), does not hold when it lies wholly outside, and is inconclusive \
            when it straddles a bound. The headline is derived from the map: holds, or does not hold, only when every \
-           decided row agrees; when rows split it reads \"holds only when\" and names the rows that hold.",
+           decided row agrees; when rows split it reads \"holds only when\" and names the rows that hold, or \
+           \"holds except when\" and names the rows that fail, whichever list is shorter.",
 };
 
 const MUT_2: Claim = Claim {

@@ -219,6 +219,15 @@ impl Chapter for MutexCost {
     ];
     const CLAIMS: &'static [Claim] = claims::CLAIMS;
     const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
+    const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
+        &[harness::releases::ReleaseGap {
+            krate: "tokio",
+            since: crate::tokio_budget_first_counter::POLL_PROCEED_SINCE,
+            lacks: "tokio has no public `coop::poll_proceed`, so the budget-first \
+                    variant is the plain `tokio::sync::Mutex`, which in those releases \
+                    asks the budget before the lock by itself (the order changed in \
+                    1.54.0).",
+        }];
     const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<Data> {
