@@ -18,6 +18,11 @@ use crate::render::blocks::{Block, Table};
 use crate::results::{read_results, ResultsFile, Store};
 use crate::values::Estimate;
 
+mod page;
+pub use page::{findings, render_all, render_error, render_exhibit, Rendered};
+#[cfg(test)]
+use page::render_loaded;
+
 #[derive(Parser)]
 #[command(about = "Measure and render one chapter of the book")]
 struct Cli {
@@ -60,6 +65,13 @@ enum Command {
         /// Only this machine's results (an id from `harness list`).
         #[arg(long)]
         machine: Option<String>,
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// Render every exhibit and the findings from one load of the results,
+    /// as JSON (what `harness render` keeps per build; see `Rendered`).
+    #[command(hide = true)]
+    RenderAll {
         #[arg(long)]
         results: Option<PathBuf>,
     },
@@ -255,15 +267,17 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                 }
                 Err(e) => {
                     // cmdrun shows stdout in the page; scripts/build looks for this.
-                    println!(
-                        "\n**render error** in chapter `{}`, exhibit `{}`: {}\n",
-                        C::NAME,
-                        crate::render::escape(&exhibit),
-                        crate::render::escape(&format!("{e:#}"))
-                    );
+                    print!("{}", render_error(C::NAME, &exhibit, &format!("{e:#}")));
                     Err(e)
                 }
             }
+        }
+        Some(Command::RenderAll { results }) => {
+            let store = Store::new(results.unwrap_or_else(Store::default_root));
+            render_all::<C>(&store).and_then(|r| {
+                println!("{}", serde_json::to_string(&r)?);
+                Ok(())
+            })
         }
         Some(Command::Report { machine, results }) => {
             let store = Store::new(results.unwrap_or_else(Store::default_root));
@@ -521,61 +535,6 @@ pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String
     .0?;
     out.push_str(&body);
     Ok(out)
-}
-
-/// Every claim's verdict on every machine with results (see `Finding`).
-pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>> {
-    let book = load_book::<C>(store)?;
-    let known = book.derived();
-    let verdicts = crate::measure::stats::remembering(known, || verdicts_of::<C>(&book)).0?;
-    let (krate, history) = crate::releases::history::<C>(&book)?;
-    Ok(verdicts
-        .iter()
-        .map(|v| {
-            let mut f = crate::claims::Finding::of(C::NAME, v);
-            f.releases = history
-                .get(&f.claim)
-                .and_then(|at| crate::releases::range_note(&krate, at));
-            f
-        })
-        .collect())
-}
-
-pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
-    let exhibit = exhibit::<C>(name)?;
-    let book = load_book::<C>(store)?;
-    let known = book.derived();
-    crate::measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
-}
-
-fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -> Result<String> {
-    if exhibit.name == "provenance" {
-        let csv: Vec<String> = tables::<C>(book)?.into_iter().map(|(n, _)| n).collect();
-        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
-        md.push_str(&crate::render::downloads(C::NAME, book, &csv));
-        return Ok(md);
-    }
-    if exhibit.kind == ExhibitKind::Figure && book.runs.len() > 1 {
-        // Several machines: the figure once per machine, behind a switch.
-        let mut panels = Vec::new();
-        for run in &book.runs {
-            let one = book.only(|r| r.machine() == run.machine())?;
-            panels.push((run.machine().to_string(), (exhibit.render)(&one)?));
-        }
-        return Ok(crate::render::exhibit_switch(
-            C::NAME,
-            exhibit.name,
-            book,
-            &panels,
-        ));
-    }
-    let blocks = (exhibit.render)(book)?;
-    Ok(crate::render::exhibit_markdown(
-        C::NAME,
-        exhibit.name,
-        book,
-        &blocks,
-    ))
 }
 
 #[cfg(test)]

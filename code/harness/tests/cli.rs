@@ -246,3 +246,205 @@ fn the_registry_is_printed_for_scripts() {
         .unwrap();
     refused(&out, "is not a chapter registry");
 }
+
+/// `harness render` with the render cache in `cache`.
+fn render_cached(exhibit: &str, results: &Path, cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("--results")
+        .arg(results)
+        .args(["render", "alloc-probe", exhibit])
+        .env("BOOK_RENDER_CACHE", cache)
+        .output()
+        .unwrap()
+}
+
+/// The one cached page of alloc-probe in `cache`.
+fn cached_page(cache: &Path) -> std::path::PathBuf {
+    let pages: Vec<_> = fs::read_dir(cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("alloc-probe-")
+        })
+        .collect();
+    assert_eq!(
+        pages.len(),
+        1,
+        "one cached page, older ones removed: {pages:?}"
+    );
+    pages[0].clone()
+}
+
+#[test]
+fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_harness")).with_file_name("alloc-probe");
+    assert!(
+        bin.exists(),
+        "{} is not built: `cargo build --release -p alloc-probe` (cargo test --workspace builds it)",
+        bin.display()
+    );
+    // The committed alloc-probe results, in a folder of their own.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/alloc-probe");
+    fs::create_dir_all(dir.path().join("alloc-probe")).unwrap();
+    for entry in fs::read_dir(&committed).unwrap().flatten() {
+        if entry.file_type().unwrap().is_file() {
+            fs::copy(
+                entry.path(),
+                dir.path().join("alloc-probe").join(entry.file_name()),
+            )
+            .unwrap();
+        }
+    }
+    let ok = |out: Output| -> String {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+
+    let grid = ok(render_cached("grid", dir.path(), cache.path()));
+    assert!(grid.contains("data-exhibit=\"alloc-probe/grid\""), "{grid}");
+    let page = cached_page(cache.path());
+    let verdicts = ok(render_cached("verdicts", dir.path(), cache.path()));
+    assert!(
+        verdicts.contains("data-exhibit=\"alloc-probe/verdicts\""),
+        "{verdicts}"
+    );
+    assert_eq!(
+        cached_page(cache.path()),
+        page,
+        "the second exhibit came from the same page"
+    );
+
+    // The page is read, not rendered again: an entry changed in the cache
+    // is what the next render prints.
+    let mut kept: serde_json::Value = serde_json::from_slice(&fs::read(&page).unwrap()).unwrap();
+    kept["exhibits"]["grid"]["Ok"] = "from the cache\n".into();
+    fs::write(&page, serde_json::to_vec(&kept).unwrap()).unwrap();
+    assert_eq!(
+        ok(render_cached("grid", dir.path(), cache.path())),
+        "from the cache\n"
+    );
+
+    // A results file touched: a new key, the page rendered again, the old
+    // one removed.
+    let file = fs::read_dir(dir.path().join("alloc-probe"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("published-")
+        })
+        .unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    fs::File::options()
+        .append(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(ok(render_cached("grid", dir.path(), cache.path())), grid);
+    assert_ne!(cached_page(cache.path()), page);
+
+    // An exhibit the chapter does not have: named, in the page and on stderr.
+    let out = render_cached("gird", dir.path(), cache.path());
+    refused(&out, "unknown exhibit \"gird\" for chapter alloc-probe");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("**render error**"));
+}
+
+#[test]
+fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_checks() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/alloc-probe");
+    let machine_file = fs::read_dir(&committed)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("published-")
+        })
+        .expect("a committed alloc-probe results file");
+    let name = machine_file.file_name().unwrap().to_owned();
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&fs::read(&machine_file).unwrap()).unwrap();
+    let data = v["data"].clone();
+    // What a schema-1 file held: no stored intervals, an older checksum.
+    v["schema_version"] = 1.into();
+    v.as_object_mut().unwrap().remove("derived");
+    v["checksum"] = "0000".into();
+    let old = serde_json::to_vec_pretty(&v).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("alloc-probe").join(&name);
+    let wrong = dir.path().join("mutex-swap").join(&name);
+    for f in [&good, &wrong] {
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(f, &old).unwrap();
+    }
+    let convert = |files: &[&Path]| {
+        Command::new(env!("CARGO_BIN_EXE_harness"))
+            .arg("convert")
+            .args(files)
+            .output()
+            .unwrap()
+    };
+
+    // alloc-probe's data in mutex-swap's folder fails mutex-swap's checks:
+    // named, and neither file written.
+    refused(
+        &convert(&[&good, &wrong]),
+        "converted does not pass its chapter's checks",
+    );
+    refused(&convert(&[&good, &wrong]), &wrong.display().to_string());
+    assert_eq!(fs::read(&good).unwrap(), old);
+    assert_eq!(fs::read(&wrong).unwrap(), old);
+
+    let out = convert(&[&good]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("to schema 2"));
+    let new: serde_json::Value = serde_json::from_slice(&fs::read(&good).unwrap()).unwrap();
+    assert_eq!(new["schema_version"], 2);
+    assert_eq!(
+        new["data"], data,
+        "the measurements are carried over untouched"
+    );
+    assert_ne!(new["checksum"], "0000");
+    let check =
+        Command::new(Path::new(env!("CARGO_BIN_EXE_harness")).with_file_name("alloc-probe"))
+            .arg("check")
+            .arg(&good)
+            .output()
+            .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+
+    // A file already at schema 2, and one that is not JSON: named, untouched.
+    let converted = fs::read(&good).unwrap();
+    refused(&convert(&[&good]), "is schema 2, not 1: nothing to convert");
+    assert_eq!(fs::read(&good).unwrap(), converted);
+    fs::write(&wrong, "{ not json").unwrap();
+    refused(&convert(&[&wrong]), "is not valid JSON");
+    refused(&convert(&[]), "name the schema-1 results files");
+}

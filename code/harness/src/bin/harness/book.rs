@@ -1,8 +1,12 @@
 //! The commands the book build runs: `render`, `export` and `check-book`.
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::UNIX_EPOCH;
 
 use anyhow::{bail, Context, Result};
+use harness::cli::{render_error, Rendered};
+use sha2::{Digest, Sha256};
 
 use harness::check;
 use harness::registry::{self, ChapterInfo};
@@ -53,15 +57,129 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
         };
     }
     let info = registry::find(chapter)?;
-    let status = Command::new(binary(info)?)
-        .args(["render", exhibit, "--results"])
+    let page = match rendered(store, info) {
+        Ok(page) => page,
+        Err(e) => {
+            print!("{}", render_error(chapter, exhibit, &format!("{e:#}")));
+            return Err(e);
+        }
+    };
+    let names: Vec<&str> = page.exhibits.keys().map(String::as_str).collect();
+    let message = match page.exhibits.get(exhibit) {
+        Some(Ok(markdown)) => {
+            print!("{markdown}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Err(message)) => message.clone(),
+        None => format!(
+            "unknown exhibit {exhibit:?} for chapter {chapter}: expected one of {}",
+            names.join(", ")
+        ),
+    };
+    print!("{}", render_error(chapter, exhibit, &message));
+    bail!("{message}")
+}
+
+/// A chapter's whole page, rendered by one run of its binary
+/// (`<chapter> render-all`) and kept in `render-cache/` beside the binaries
+/// under a key of everything the page is drawn from: the chapter's binary,
+/// the results folder and the sources under `code/` (which decide what is
+/// stale). `BOOK_RENDER_CACHE` names another folder for it. A page of twenty exhibits reads and checks its results once per
+/// build instead of twenty times, and a rebuild with nothing changed reads
+/// every page from the cache. Any change to those files makes a new key.
+fn rendered(store: &Store, info: &ChapterInfo) -> Result<Rendered> {
+    let bin = binary(info)?;
+    let key = render_key(&bin, store)?;
+    let dir = std::env::var_os("BOOK_RENDER_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| bin.with_file_name("render-cache"));
+    let path = dir.join(format!("{}-{key}.json", info.name));
+    if let Some(page) = fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Rendered>(&b).ok())
+    {
+        return Ok(page);
+    }
+    let out = Command::new(&bin)
+        .args(["render-all", "--results"])
         .arg(&store.root)
-        .status()?;
-    Ok(if status.success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "chapter {} could not render its page: {}",
+            info.name,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let page: Rendered = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("chapter {}: render-all output is not JSON", info.name))?;
+    // Keeping the page is a saving, not a duty: a cache that cannot be
+    // written leaves the build as it was.
+    if fs::create_dir_all(&dir).is_ok()
+        && harness::results::write_atomically(&path, &out.stdout).is_ok()
+    {
+        let prefix = format!("{}-", info.name);
+        for old in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = old.file_name().to_string_lossy().into_owned();
+            if old.path() != path && name.starts_with(&prefix) && name.ends_with(".json") {
+                let _ = fs::remove_file(old.path());
+            }
+        }
+    }
+    Ok(page)
+}
+
+/// The key of a chapter's cached page: the path, size and modification time
+/// of the chapter's binary, of every file in the results folder and of every
+/// source under `code/` (not `target/`), hashed.
+fn render_key(bin: &Path, store: &Store) -> Result<String> {
+    let code = harness::code_dir();
+    let mut files = vec![bin.to_path_buf()];
+    stat_tree(&store.root, &mut files);
+    stat_tree(&code, &mut files);
+    files.sort();
+    files.dedup();
+    let mut hasher = Sha256::new();
+    for file in &files {
+        let meta = fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        hasher.update(file.to_string_lossy().as_bytes());
+        hasher.update(meta.len().to_le_bytes());
+        hasher.update(modified.to_le_bytes());
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Every file below `dir`, skipping `target/` and hidden folders; the
+/// results folder is listed by its own walk (it may live elsewhere).
+fn stat_tree(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                stat_tree(&path, out);
+            }
+        } else if kind.is_file() || kind.is_symlink() {
+            out.push(path);
+        }
+    }
 }
 
 /// Each named chapter's (default: every chapter's) terminal report for one
@@ -90,24 +208,15 @@ pub(crate) fn report(
     })
 }
 
-/// The Findings page: every chapter's verdicts, from each chapter's binary.
+/// The Findings page: every chapter's verdicts, from each chapter's page
+/// (`rendered`, so a build renders each chapter once).
 fn findings(store: &Store, exhibit: &str) -> Result<String> {
     let mut all = Vec::new();
     let mut titles = Vec::new();
     for info in registry::chapters()?.iter() {
-        let out = Command::new(binary(info)?)
-            .args(["findings", "--results"])
-            .arg(&store.root)
-            .output()?;
-        if !out.status.success() {
-            bail!(
-                "chapter {} could not list its verdicts: {}",
-                info.name,
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        let found: Vec<harness::Finding> = serde_json::from_slice(&out.stdout)
-            .with_context(|| format!("chapter {}: findings output is not JSON", info.name))?;
+        let found = rendered(store, info)?.findings.map_err(|e| {
+            anyhow::anyhow!("chapter {} could not list its verdicts: {e}", info.name)
+        })?;
         all.extend(found);
         titles.push((info.name.to_string(), info.title.to_string()));
     }

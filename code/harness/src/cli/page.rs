@@ -1,0 +1,106 @@
+//! A chapter's page as the book build asks for it: one exhibit, every
+//! exhibit at once (`Rendered`, what `harness render` caches), and the
+//! findings the Findings page gathers.
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::{exhibit, exhibits, tables, verdicts_of};
+use crate::chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind};
+use crate::results::Store;
+
+/// Every claim's verdict on every machine with results (see `Finding`).
+pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>> {
+    let book = load_book::<C>(store)?;
+    let known = book.derived();
+    crate::measure::stats::remembering(known, || findings_of::<C>(&book)).0
+}
+
+/// A chapter's whole page from one load of its results: every exhibit's
+/// markdown (or the error that stopped it) and the chapter's findings.
+/// Reading and checking the results, and drawing the intervals nothing
+/// stored, happen once per chapter instead of once per exhibit.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Rendered {
+    pub exhibits: std::collections::BTreeMap<String, Result<String, String>>,
+    pub findings: Result<Vec<crate::claims::Finding>, String>,
+}
+
+pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
+    let book = load_book::<C>(store)?;
+    let all = exhibits::<C>()?;
+    let known = book.derived();
+    Ok(crate::measure::stats::remembering(known, || Rendered {
+        exhibits: all
+            .iter()
+            .map(|e| {
+                let md = render_loaded::<C>(e, &book).map_err(|err| format!("{err:#}"));
+                (e.name.to_string(), md)
+            })
+            .collect(),
+        findings: findings_of::<C>(&book).map_err(|err| format!("{err:#}")),
+    })
+    .0)
+}
+
+/// What the page shows where an exhibit failed; `scripts/build` looks for
+/// its first words and fails the build.
+pub fn render_error(chapter: &str, exhibit: &str, message: &str) -> String {
+    format!(
+        "\n**render error** in chapter `{}`, exhibit `{}`: {}\n\n",
+        crate::render::escape(chapter),
+        crate::render::escape(exhibit),
+        crate::render::escape(message)
+    )
+}
+
+fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Finding>> {
+    let verdicts = verdicts_of::<C>(book)?;
+    let (krate, history) = crate::releases::history::<C>(book)?;
+    Ok(verdicts
+        .iter()
+        .map(|v| {
+            let mut f = crate::claims::Finding::of(C::NAME, v);
+            f.releases = history
+                .get(&f.claim)
+                .and_then(|at| crate::releases::range_note(&krate, at));
+            f
+        })
+        .collect())
+}
+
+pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
+    let exhibit = exhibit::<C>(name)?;
+    let book = load_book::<C>(store)?;
+    let known = book.derived();
+    crate::measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
+}
+
+pub(super) fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -> Result<String> {
+    if exhibit.name == "provenance" {
+        let csv: Vec<String> = tables::<C>(book)?.into_iter().map(|(n, _)| n).collect();
+        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
+        md.push_str(&crate::render::downloads(C::NAME, book, &csv));
+        return Ok(md);
+    }
+    if exhibit.kind == ExhibitKind::Figure && book.runs.len() > 1 {
+        // Several machines: the figure once per machine, behind a switch.
+        let mut panels = Vec::new();
+        for run in &book.runs {
+            let one = book.only(|r| r.machine() == run.machine())?;
+            panels.push((run.machine().to_string(), (exhibit.render)(&one)?));
+        }
+        return Ok(crate::render::exhibit_switch(
+            C::NAME,
+            exhibit.name,
+            book,
+            &panels,
+        ));
+    }
+    let blocks = (exhibit.render)(book)?;
+    Ok(crate::render::exhibit_markdown(
+        C::NAME,
+        exhibit.name,
+        book,
+        &blocks,
+    ))
+}
