@@ -512,16 +512,28 @@ fn a_run_from_before_the_maps_still_renders_and_says_what_it_lacks() {
     }
     let v = fixtures::verdicts::<ChannelLatency>(old);
     let lat5 = verdict(&v, "LAT-5");
-    // The ladder's rows are not measured; the long runs still decide.
+    // Without the ladder every row that could decide is unmeasured (the
+    // settings are read from the ladder's fair step); the long run, with no
+    // interval, is shown and leaves the claim inconclusive.
     assert!(lat5
         .conditions
         .iter()
-        .filter(|c| c.axis == "ladder")
+        .filter(|c| c.decides())
         .all(|c| c.outcome == Outcome::NotMeasured));
-    assert!(lat5
-        .conditions
-        .iter()
-        .any(|c| c.outcome != Outcome::NotMeasured));
+    assert_eq!(lat5.outcome, Outcome::Inconclusive);
+    for id in ["LAT-5", "LAT-6"] {
+        let long: Vec<_> = verdict(&v, id)
+            .conditions
+            .iter()
+            .filter(|c| c.axis == "messages per run")
+            .collect();
+        assert_eq!(long.len(), 1, "{id}");
+        assert_eq!(
+            long[0].not_deciding.as_deref(),
+            Some("one run per setting, no interval"),
+            "{id}: a figure with no interval never decides"
+        );
+    }
     if std::env::consts::ARCH == "x86_64" {
         let lat1 = verdict(&v, "LAT-1");
         assert!(lat1

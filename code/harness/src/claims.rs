@@ -117,6 +117,10 @@ pub struct Condition {
     pub outcome: Outcome,
     /// The figure(s) that decided the row, with their intervals.
     pub figure: String,
+    /// Why the row is shown but does not decide, when it does not: a figure
+    /// with no interval (one long run) can be read, never trusted to turn
+    /// a headline. `None` for every row that decides.
+    pub not_deciding: Option<String>,
 }
 
 impl Condition {
@@ -133,7 +137,21 @@ impl Condition {
             fair: false,
             outcome,
             figure: figure.into(),
+            not_deciding: None,
         }
+    }
+
+    /// Shows the row on the map without letting it decide, saying `why`
+    /// ("one run, no interval"): the headline and the Findings page read
+    /// only the rows that decide.
+    pub fn not_deciding(mut self, why: impl Into<String>) -> Self {
+        self.not_deciding = Some(why.into());
+        self
+    }
+
+    /// The row takes part in the headline.
+    pub fn decides(&self) -> bool {
+        self.not_deciding.is_none()
     }
 
     /// Marks the row as the published method's reconstruction.
@@ -159,11 +177,13 @@ impl Condition {
 ///   when** the rows that hold, or **holds except when** the rows that fail
 ///   when those are fewer, so the shorter list is spelled out and no failing
 ///   row hides behind "or N more";
-/// - no row decided: **inconclusive**; no row measured: **not measured**.
+/// - no row decided: **inconclusive**; no row measured: **not measured**;
+/// - a row marked `not_deciding` (a figure with no interval) is shown on the
+///   map and read by nothing here.
 pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
     let named = |o: Outcome| -> Vec<&str> {
         rows.iter()
-            .filter(|r| r.outcome == o)
+            .filter(|r| r.decides() && r.outcome == o)
             .map(|r| r.setting.as_str())
             .collect()
     };
@@ -191,7 +211,8 @@ pub fn headline(rows: &[Condition]) -> (Outcome, Option<String>) {
         (Outcome::Holds, undecided)
     } else if !fails.is_empty() {
         (Outcome::DoesNotHold, undecided)
-    } else if !unclear.is_empty() {
+    } else if !unclear.is_empty() || rows.iter().any(|r| r.outcome != Outcome::NotMeasured) {
+        // Measured, but nothing that decides.
         (Outcome::Inconclusive, None)
     } else {
         (Outcome::NotMeasured, None)
@@ -328,10 +349,10 @@ impl Finding {
             holds_when: v
                 .conditions
                 .iter()
-                .filter(|c| c.outcome == Outcome::Holds)
+                .filter(|c| c.decides() && c.outcome == Outcome::Holds)
                 .map(|c| c.setting.clone())
                 .collect(),
-            conditions: v.conditions.len(),
+            conditions: v.conditions.iter().filter(|c| c.decides()).count(),
             why: v.evidence.clone(),
             releases: None,
         }
@@ -389,6 +410,34 @@ mod tests {
             row("b", Outcome::Depends),
         ];
         assert_eq!(headline(&rows).1.as_deref(), Some("holds only when a or b"));
+    }
+
+    #[test]
+    fn a_row_without_an_interval_is_shown_but_never_turns_the_headline() {
+        let long = row("one long run", Outcome::DoesNotHold).not_deciding("one run, no interval");
+        let rows = [
+            row("fair", Outcome::Holds),
+            row("ladder 1", Outcome::Holds),
+            long,
+        ];
+        assert_eq!(headline(&rows), (Outcome::Holds, None));
+        let v = Verdict::from_map(
+            &Claim {
+                id: "X-1",
+                statement: "s",
+                source: "src",
+                rule: "r",
+            },
+            "m",
+            rows.to_vec(),
+            "e",
+        );
+        let f = Finding::of("ch", &v);
+        assert_eq!(f.conditions, 2, "only the deciding rows are counted");
+        assert_eq!(v.conditions.len(), 3, "the map still shows the long run");
+        // Alone, it is measured and decides nothing.
+        let only = [row("one long run", Outcome::Holds).not_deciding("no interval")];
+        assert_eq!(headline(&only), (Outcome::Inconclusive, None));
     }
 
     #[test]

@@ -19,9 +19,9 @@ use crate::results::{read_results, ResultsFile, Store};
 use crate::values::Estimate;
 
 mod page;
-pub use page::{findings, render_all, render_error, render_exhibit, Rendered};
 #[cfg(test)]
 use page::render_loaded;
+pub use page::{findings, render_all, render_error, render_exhibit, Rendered};
 
 #[derive(Parser)]
 #[command(about = "Measure and render one chapter of the book")]

@@ -6,10 +6,12 @@
 use anyhow::Result;
 use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
 
+mod backpressure;
+
 use super::other_ways::{rows as a_rows, Row, NOT_IN_RUN};
-use super::queue_ladder::{fair_step, figure_of, setting_label, settings, Step, STEPS};
-use super::{size_label, Data, BP_CHANNELS};
-use crate::{BOUNDS, PAYLOAD_SIZES, TASKS};
+
+use super::{size_label, Data};
+use crate::PAYLOAD_SIZES;
 
 const SWEEP_POST: &str =
     "[tokio's async tax vs crossbeam](https://punkeel.com/posts/tokio-mpsc-sweep)";
@@ -66,7 +68,7 @@ pub(super) const CLAIMS: &[Claim] = &[
         statement: "Under back-pressure, kanal's async channel has lower latency than tokio's at every tasks x bound setting.",
         source: BP_POST,
         rule: "Minimum effect 25 %. Each row of the map (a step of the ladder from the published method to the fair one, the fair run read another way, one setting, one long run) holds when tokio's latency over kanal's, paired repeat by repeat, has its 95 % interval wholly at or above 1.25 at every setting the row covers; \
-               it does not hold when some setting's interval lies wholly below 1.25; otherwise inconclusive. The headline holds, or does not, only when every decided row agrees; when rows split it names the rows where the claim holds, or those where it fails when they are fewer.",
+               it does not hold when some setting's interval lies wholly below 1.25; otherwise inconclusive. The long run has no interval: it is shown, and decides nothing. The headline holds, or does not, only when every decided row agrees; when rows split it names the rows where the claim holds, or those where it fails when they are fewer.",
     },
     Claim {
         id: "LAT-6",
@@ -248,176 +250,6 @@ fn sweep_verdict(
     Ok(verdict_of(id, run, sweep_map(run, sizes, rule)?))
 }
 
-// ------------------------------------------- LAT-5, LAT-6: back-pressure
-
-/// An estimate with no interval: the figure of one long run.
-fn exactly(x: f64) -> Result<Estimate> {
-    Estimate::new(x, x, x)
-}
-
-/// `(setting, estimate)` pairs decided against `line`, all of them holding
-/// for the row to hold; the figure names the smallest and the largest.
-fn all_above(parts: &[(String, Estimate)], what: &str) -> Decided {
-    let line = 1.0 + QUEUE_MIN_EFFECT;
-    let outcome = Outcome::all_of(
-        &parts
-            .iter()
-            .map(|(_, e)| Outcome::at_least(e, line))
-            .collect::<Vec<_>>(),
-    );
-    let by_point =
-        |a: &&(String, Estimate), b: &&(String, Estimate)| a.1.point_ns.total_cmp(&b.1.point_ns);
-    let lo = parts.iter().min_by(by_point).expect("a setting");
-    let hi = parts.iter().max_by(by_point).expect("a setting");
-    let figure = if parts.len() == 1 {
-        format!("{what} {}", show(&lo.1))
-    } else {
-        format!(
-            "{what} from {} ({}) to {} ({})",
-            show(&lo.1),
-            lo.0,
-            show(&hi.1),
-            hi.0
-        )
-    };
-    (outcome, figure)
-}
-
-/// LAT-5 on one step of the ladder over `at` settings.
-fn lat5_step(d: &Data, s: Step, at: &[(usize, usize)]) -> Result<Decided> {
-    let mut parts = Vec::new();
-    for &(tasks, bound) in at {
-        match d.step_ratio(s, tasks, bound)? {
-            Some(r) => parts.push((setting_label(tasks, bound), r)),
-            None => return Ok(not_in_run()),
-        }
-    }
-    Ok(all_above(&parts, "tokio ÷ kanal"))
-}
-
-/// LAT-6 on one step of the ladder for `at` (channel, tasks) pairs.
-fn lat6_step(d: &Data, s: Step, at: &[(&str, usize)]) -> Result<Decided> {
-    let mut parts = Vec::new();
-    for &(channel, tasks) in at {
-        for w in BOUNDS.windows(2) {
-            match d.step_growth(s, channel, tasks, w[0], w[1])? {
-                Some(g) => parts.push((
-                    format!("{channel}, {tasks} tasks, bound {} to {}", w[0], w[1]),
-                    g,
-                )),
-                None => return Ok(not_in_run()),
-            }
-        }
-    }
-    Ok(all_above(&parts, "growth per step of the bound"))
-}
-
-/// The long single runs (`Data::runs`) read the fair way: in queue, median.
-fn long_runs_lat5(d: &Data) -> Result<Decided> {
-    let s = fair_step();
-    let mut parts = Vec::new();
-    for (tasks, bound) in settings() {
-        let t = figure_of(d.bp("tokio", tasks, bound)?, s.clock, s.figure);
-        let k = figure_of(d.bp("kanal-async", tasks, bound)?, s.clock, s.figure);
-        parts.push((setting_label(tasks, bound), exactly(t / k)?));
-    }
-    Ok(all_above(&parts, "tokio ÷ kanal"))
-}
-
-fn long_runs_lat6(d: &Data) -> Result<Decided> {
-    let s = fair_step();
-    let mut parts = Vec::new();
-    for channel in BP_CHANNELS {
-        for tasks in TASKS {
-            for w in BOUNDS.windows(2) {
-                let at = |b| {
-                    Ok::<_, anyhow::Error>(figure_of(d.bp(channel, tasks, b)?, s.clock, s.figure))
-                };
-                parts.push((
-                    format!("{channel}, {tasks} tasks, bound {} to {}", w[0], w[1]),
-                    exactly(at(w[1])? / at(w[0])?)?,
-                ));
-            }
-        }
-    }
-    Ok(all_above(&parts, "growth per step of the bound"))
-}
-
-/// What the long runs are called on the maps.
-fn long_runs_setting(d: &Data) -> String {
-    format!(
-        "one long run of {} messages per setting, fair method (no interval)",
-        harness::fmt::thousands(d.backpressure.messages_per_point as u64)
-    )
-}
-
-fn lat5(run: &Run<Data>) -> Result<Verdict> {
-    let d = &run.data;
-    let all: Vec<(usize, usize)> = settings().collect();
-    let mut rows = Vec::new();
-    for s in STEPS {
-        rows.push(condition(
-            s.axis,
-            s.setting,
-            s.as_published,
-            s.fair,
-            lat5_step(d, s, &all)?,
-        ));
-    }
-    for &(tasks, bound) in &all {
-        rows.push(condition(
-            "setting",
-            &format!("{} (fair experiment)", setting_label(tasks, bound)),
-            false,
-            false,
-            lat5_step(d, fair_step(), &[(tasks, bound)])?,
-        ));
-    }
-    rows.push(condition(
-        "messages per run",
-        &long_runs_setting(d),
-        false,
-        false,
-        long_runs_lat5(d)?,
-    ));
-    Ok(verdict_of("LAT-5", run, rows))
-}
-
-fn lat6(run: &Run<Data>) -> Result<Verdict> {
-    let d = &run.data;
-    let all: Vec<(&str, usize)> = BP_CHANNELS
-        .iter()
-        .flat_map(|&c| TASKS.into_iter().map(move |t| (c, t)))
-        .collect();
-    let mut rows = Vec::new();
-    for s in STEPS {
-        rows.push(condition(
-            s.axis,
-            s.setting,
-            s.as_published,
-            s.fair,
-            lat6_step(d, s, &all)?,
-        ));
-    }
-    for &(channel, tasks) in &all {
-        rows.push(condition(
-            "setting",
-            &format!("{channel}, {tasks} tasks (fair experiment)"),
-            false,
-            false,
-            lat6_step(d, fair_step(), &[(channel, tasks)])?,
-        ));
-    }
-    rows.push(condition(
-        "messages per run",
-        &long_runs_setting(d),
-        false,
-        false,
-        long_runs_lat6(d)?,
-    ));
-    Ok(verdict_of("LAT-6", run, rows))
-}
-
 // ------------------------------------------------------------ the verdicts
 
 /// One verdict per claim and machine that can decide it; "not measured" where none can.
@@ -467,10 +299,10 @@ pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
         out.push(sweep_verdict("LAT-4", run, &all_sizes, lat4_rule)?);
     }
     for run in &book.runs {
-        out.push(lat5(run)?);
+        out.push(backpressure::lat5(run)?);
     }
     for run in &book.runs {
-        out.push(lat6(run)?);
+        out.push(backpressure::lat6(run)?);
     }
     Ok(vec![Block::Verdicts(out)])
 }
@@ -588,21 +420,5 @@ mod tests {
             "{}",
             lat4_rule(&mixed).1
         );
-    }
-
-    #[test]
-    fn back_pressure_rows_need_every_setting_past_the_minimum_effect() {
-        let e = |p: f64| Estimate::around(p, 0.05);
-        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.5))];
-        let (o, figure) = all_above(&parts, "tokio ÷ kanal");
-        assert_eq!(o, Outcome::Holds);
-        assert!(
-            figure.starts_with("tokio ÷ kanal from 1.50× [") && figure.contains("(b) to 3.00×"),
-            "{figure}"
-        );
-        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.1))];
-        assert_eq!(all_above(&parts, "x").0, Outcome::DoesNotHold);
-        let parts = vec![("a".to_string(), e(3.0)), ("b".to_string(), e(1.25))];
-        assert_eq!(all_above(&parts, "x").0, Outcome::Inconclusive);
     }
 }

@@ -98,23 +98,16 @@ pub struct Data {
     pub backpressure: BackpressureSetup,
     pub runs: Vec<backpressure::Run>,
     /// Experiment A the seed's ways, the ladder's and the sensitivity
-    /// settings'. Absent in runs measured before the verdict maps, as are
-    /// the fields below.
-    #[serde(default)]
+    /// settings'.
     pub methods: Vec<MethodPoint>,
-    #[serde(default)]
     pub methods_setup: Option<MethodsSetup>,
     /// Instructions per burst, counted by callgrind (`counted::COUNTED`).
-    #[serde(default)]
     pub instructions: Vec<PerOp>,
     /// Experiment B from the published method to the fair one.
-    #[serde(default)]
     pub ladder: Vec<LadderRun>,
-    #[serde(default)]
     pub ladder_setup: Option<LadderSetup>,
     /// Sampled CPU profiles of tokio's and crossbeam's bursts
     /// (`profiles::PROFILED`), outside any timing.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<BurstProfile>,
 }
 

@@ -75,7 +75,10 @@ pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
     crate::measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
 }
 
-pub(super) fn render_loaded<C: Chapter>(exhibit: &Exhibit<C::Data>, book: &Book<C::Data>) -> Result<String> {
+pub(super) fn render_loaded<C: Chapter>(
+    exhibit: &Exhibit<C::Data>,
+    book: &Book<C::Data>,
+) -> Result<String> {
     if exhibit.name == "provenance" {
         let csv: Vec<String> = tables::<C>(book)?.into_iter().map(|(n, _)| n).collect();
         let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);

@@ -137,7 +137,14 @@ pub fn verdicts(vs: &[Verdict]) -> String {
                     text(&c.axis),
                     setting,
                     text(&c.figure),
-                    c.outcome.label().to_string(),
+                    match &c.not_deciding {
+                        None => c.outcome.label().to_string(),
+                        Some(why) => format!(
+                            "not deciding ({}; the rule would say {})",
+                            text(why),
+                            c.outcome.label()
+                        ),
+                    },
                 ]);
             }
             let _ = writeln!(out, "{g}");

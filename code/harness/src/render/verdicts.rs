@@ -152,12 +152,55 @@ fn verdict_map(v: &Verdict) -> String {
             escape_markdown(&c.axis),
             setting,
             escape_markdown(&c.figure),
-            format!(
-                "<span class=\"verdict {}\">{}</span>",
-                c.outcome.css(),
-                c.outcome.label()
-            ),
+            match &c.not_deciding {
+                None => format!(
+                    "<span class=\"verdict {}\">{}</span>",
+                    c.outcome.css(),
+                    c.outcome.label()
+                ),
+                Some(why) => format!(
+                    "<span class=\"verdict reference\">not deciding</span> ({}; the rule would \
+                     say {})",
+                    escape_markdown(why),
+                    c.outcome.label()
+                ),
+            },
         ]);
     }
     format!("\n{}", table(&t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claims::{Claim, Condition, Outcome};
+
+    #[test]
+    fn a_row_that_does_not_decide_says_so_and_why_on_the_map() {
+        let claim = Claim {
+            id: "X-1",
+            statement: "tokio is slower",
+            source: "a post",
+            rule: "25 %",
+        };
+        let rows = vec![
+            Condition::new("ladder", "fair", Outcome::Holds, "1.5× [1.4, 1.6]").fair(),
+            Condition::new("runs", "one long run", Outcome::DoesNotHold, "1.1×")
+                .not_deciding("one run, no interval"),
+        ];
+        let v = Verdict::from_map(&claim, "m<1>", rows, "fair: 1.5×");
+        let md = verdicts(&[v]);
+        assert!(md.contains("Verdict map of **X-1** on m&lt;1&gt;"), "{md}");
+        assert!(
+            md.contains(
+                "<span class=\"verdict reference\">not deciding</span> (one run, no interval; \
+                 the rule would say does not hold)"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("<span class=\"verdict holds\">holds</span>"),
+            "{md}"
+        );
+    }
 }
