@@ -215,62 +215,136 @@ fn key_crate<C: Chapter>(variants: &[Run<C::Data>]) -> Result<Option<String>> {
         .cloned())
 }
 
-/// By claim id, the claim's outcome at each release measured (labelled
-/// with the release, and its profile when not the full one), oldest first.
+/// By claim id, the claim's outcome at each release measured, oldest first.
 pub type ClaimHistory = BTreeMap<String, Vec<(String, Outcome)>>;
 
+/// Each claim's verdict release by release, on one machine and at one
+/// profile: a claim's verdict at an old release measured at the quick
+/// profile is compared with the current release at the quick profile too (the
+/// first replicate run), never with the full run's map, which has more rows.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    /// The crate whose releases are compared ("tokio").
+    pub krate: String,
+    /// The profile every run compared was measured at.
+    pub profile: Option<Profile>,
+    pub claims: ClaimHistory,
+}
+
+/// The first replicate run of `C` (`results/replicates/a/`), when there is
+/// one: a quick run at the committed lock, the current release's partner for
+/// variants measured at the quick profile.
+fn replicate_runs<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
+    let replicate = Store::new(crate::agreement::replicates_dir(&store.root).join("a"));
+    let mut runs = Vec::new();
+    for (path, file) in replicate.load_all::<C::Data>(C::NAME)? {
+        C::check(&file.data)
+            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        runs.push(Run {
+            stale: !file.provenance.is_current(C::NAME)?,
+            edited: !file.checksum_matches()?,
+            provenance: file.provenance,
+            data: file.data,
+            derived: file.derived,
+            path,
+            ephemeral: false,
+        });
+    }
+    Ok(runs)
+}
+
 /// Each claim's outcome at every release of the key crate measured on the
-/// machine whose verdicts the page leads with (the committed run and the
-/// variants of that machine), oldest release first.
-pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<(String, ClaimHistory)> {
+/// machine whose verdicts the page leads with, at the profile most releases
+/// were measured at (the full one on a tie): the committed run, the release
+/// variants and the first replicate run are the candidates, and the
+/// committed run wins a release measured twice.
+pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
     let variants = load::<C>(&book.store)?;
     let Some(key) = key_crate::<C>(&variants)? else {
-        return Ok((String::new(), BTreeMap::new()));
+        return Ok(History::default());
     };
     let committed: Vec<&Run<C::Data>> = book.runs.iter().filter(|r| !r.ephemeral).collect();
     let Some(machine) = committed.first().map(|_| book.primary().machine()) else {
-        return Ok((key, BTreeMap::new()));
+        return Ok(History {
+            krate: key,
+            ..History::default()
+        });
     };
-    let mut runs: Vec<(String, &Run<C::Data>)> = committed
+    let replicates = replicate_runs::<C>(&book.store)?;
+    let candidates: Vec<(String, &Run<C::Data>)> = committed
         .into_iter()
         .chain(variants.iter())
+        .chain(replicates.iter())
         .filter(|r| r.machine() == machine && !r.stale)
         .filter_map(|r| Some((r.provenance.crates.get(&key)?.clone(), r)))
         .collect();
+    let releases_at = |p: Profile| -> usize {
+        let mut v: Vec<&String> = candidates
+            .iter()
+            .filter(|(_, r)| r.provenance.profile == p)
+            .map(|(v, _)| v)
+            .collect();
+        v.sort();
+        v.dedup();
+        v.len()
+    };
+    let Some(profile) = [Profile::Full, Profile::Quick]
+        .into_iter()
+        .max_by_key(|&p| (releases_at(p), p == Profile::Full))
+    else {
+        unreachable!("two profiles to choose from")
+    };
+    let mut runs: Vec<(String, &Run<C::Data>)> = candidates
+        .into_iter()
+        .filter(|(_, r)| r.provenance.profile == profile)
+        .collect();
+    // A stable sort keeps the push order within a release: committed first.
     runs.sort_by_key(|(v, _)| version_key(v));
-    // One run per release: the committed run was pushed first, and wins.
     runs.dedup_by(|b, a| a.0 == b.0);
-    let mut out = ClaimHistory::new();
+    let mut claims = ClaimHistory::new();
     for (version, run) in runs {
-        // A release measured at another profile than the publication one
-        // says so: its map may have fewer rows.
-        let label = match run.provenance.profile {
-            Profile::Full => version,
-            other => format!("{version} ({other} profile)"),
-        };
         for (claim, outcome) in outcomes::<C>(book, run)? {
-            out.entry(claim).or_default().push((label.clone(), outcome));
+            claims
+                .entry(claim)
+                .or_default()
+                .push((version.clone(), outcome));
         }
     }
-    Ok((key, out))
+    Ok(History {
+        krate: key,
+        profile: Some(profile),
+        claims,
+    })
 }
 
 /// One claim's verdict across releases in words, from [`history`]: the
 /// releases its current verdict holds for, and where that began. `None`
-/// with fewer than two releases measured.
-pub fn range_note(krate: &str, at: &[(String, Outcome)]) -> Option<String> {
-    if at.len() < 2 {
+/// with fewer than two releases measured, or none that decided anything.
+pub fn range_note(
+    krate: &str,
+    profile: Option<Profile>,
+    at: &[(String, Outcome)],
+) -> Option<String> {
+    if at.len() < 2 || at.iter().all(|(_, o)| *o == Outcome::NotMeasured) {
         return None;
     }
     let (newest, now) = at.last()?;
     let from = at.iter().rposition(|(_, o)| o != now).map_or(0, |i| i + 1);
     let first = &at[0].0;
-    let span = format!("{} releases measured, {first} to {newest}", at.len());
+    let at_profile = match profile {
+        Some(p) if p != Profile::Full => format!(" at the {p} profile"),
+        _ => String::new(),
+    };
+    let span = format!(
+        "{} releases measured{at_profile}, {first} to {newest}",
+        at.len()
+    );
     if from == 0 {
-        return Some(format!(
-            "{} at every {krate} release measured ({span})",
-            now.label()
-        ));
+        let every = match now {
+            Outcome::DoesNotHold => format!("does not hold at any {krate} release measured"),
+            other => format!("{} at every {krate} release measured", other.label()),
+        };
+        return Some(format!("{every} ({span})"));
     }
     let (before, then) = &at[from - 1];
     let flips = at.windows(2).filter(|w| w[0].1 != w[1].1).count();
@@ -375,24 +449,36 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
                 .collect(),
         )
     };
-    let mut columns: Vec<(&Run<C::Data>, bool)> = book
-        .runs
+    // The first replicate run joins the table when a variant was measured
+    // at its profile and no committed run was: the current release at the
+    // variants' profile, like for like.
+    let replicates = replicate_runs::<C>(&book.store)?;
+    let committed: Vec<&Run<C::Data>> = book.runs.iter().filter(|r| !r.ephemeral).collect();
+    let partners = replicates.iter().filter(|rep| {
+        let like = |r: &&Run<C::Data>| {
+            r.machine() == rep.machine() && r.provenance.profile == rep.provenance.profile
+        };
+        variants.iter().any(|v| like(&v)) && !committed.iter().any(like)
+    });
+    let mut columns: Vec<(&Run<C::Data>, Column)> = committed
         .iter()
-        .filter(|r| !r.ephemeral)
-        .map(|r| (r, true))
-        .chain(variants.iter().map(|r| (r, false)))
+        .map(|r| (*r, Column::Committed))
+        .chain(variants.iter().map(|r| (r, Column::Variant)))
+        .chain(partners.map(|r| (r, Column::Replicate)))
         .collect();
-    columns.sort_by_key(|(r, committed)| (sort_key(r), !*committed));
+    columns.sort_by_key(|(r, column)| (sort_key(r), *column));
     let machines: std::collections::BTreeSet<&str> =
         columns.iter().map(|(r, _)| r.machine()).collect();
     let mut header = vec!["Claim".to_string()];
-    for (run, committed) in &columns {
+    for (run, column) in &columns {
         let mut label = escape_markdown(&label_of(run));
         if machines.len() > 1 {
             label.push_str(&format!(" on {}", escape_markdown(run.machine())));
         }
-        if *committed {
-            label.push_str(" (committed lock)");
+        match column {
+            Column::Committed => label.push_str(" (committed lock)"),
+            Column::Replicate => label.push_str(" (committed lock, replicate a)"),
+            Column::Variant => {}
         }
         if run.stale {
             label.push_str(" (stale)");
@@ -424,8 +510,10 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
             caption: format!(
                 "Each claim's verdict at every release of {} this chapter was measured \
                  against: the committed lock's, and every variant measured with \
-                 scripts/fresh {} --with CRATE@VERSION. A variant's other packages are \
-                 what cargo resolves around the release asked for.",
+                 scripts/fresh {} --with CRATE@VERSION (beside variants measured at the \
+                 quick profile, the committed lock's quick replicate run, so that like is \
+                 compared with like). A variant's other packages are what cargo resolves \
+                 around the release asked for.",
                 varied.join(", "),
                 C::NAME
             ),
@@ -458,6 +546,19 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         blocks.push(Block::Text(note));
     }
     Ok(blocks)
+}
+
+/// Where a column of the releases table comes from, in the order columns
+/// of one release are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Column {
+    /// The machine's run at the committed lock.
+    Committed,
+    /// The first replicate run at the committed lock, shown beside variants
+    /// measured at its profile.
+    Replicate,
+    /// A run at other releases (`scripts/fresh --with`).
+    Variant,
 }
 
 /// When a post was published and which releases were current then, as

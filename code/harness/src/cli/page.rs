@@ -55,14 +55,15 @@ pub fn render_error(chapter: &str, exhibit: &str, message: &str) -> String {
 
 fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Finding>> {
     let verdicts = verdicts_of::<C>(book)?;
-    let (krate, history) = crate::releases::history::<C>(book)?;
+    let history = crate::releases::history::<C>(book)?;
     Ok(verdicts
         .iter()
         .map(|v| {
             let mut f = crate::claims::Finding::of(C::NAME, v);
             f.releases = history
+                .claims
                 .get(&f.claim)
-                .and_then(|at| crate::releases::range_note(&krate, at));
+                .and_then(|at| crate::releases::range_note(&history.krate, history.profile, at));
             f
         })
         .collect())

@@ -159,14 +159,15 @@ fn a_claims_range_names_where_its_current_verdict_began() {
     let at = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
         v.iter().map(|(a, o)| (a.to_string(), *o)).collect()
     };
-    assert_eq!(range_note("tokio", &at(&[("1.54.1", Holds)])), None);
+    assert_eq!(range_note("tokio", None, &at(&[("1.54.1", Holds)])), None);
     assert_eq!(
-        range_note("tokio", &at(&[("1.20.0", Holds), ("1.54.1", Holds)])).unwrap(),
+        range_note("tokio", None, &at(&[("1.20.0", Holds), ("1.54.1", Holds)])).unwrap(),
         "holds at every tokio release measured (2 releases measured, 1.20.0 to 1.54.1)"
     );
     assert_eq!(
         range_note(
             "tokio",
+            None,
             &at(&[
                 ("1.20.0", DoesNotHold),
                 ("1.37.0", Holds),
@@ -180,11 +181,111 @@ fn a_claims_range_names_where_its_current_verdict_began() {
     assert_eq!(
         range_note(
             "tokio",
+            None,
             &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
         )
         .unwrap(),
         "holds for tokio 1.54.1 and later; does not hold at 1.20.0; it changed 2 times \
          (3 releases measured, 1.0.0 to 1.54.1)"
+    );
+    // Never "does not hold at every": a claim that fails everywhere holds at none.
+    assert_eq!(
+        range_note(
+            "tokio",
+            Some(Profile::Quick),
+            &at(&[("1.37.0", DoesNotHold), ("1.54.1", DoesNotHold)])
+        )
+        .unwrap(),
+        "does not hold at any tokio release measured \
+         (2 releases measured at the quick profile, 1.37.0 to 1.54.1)"
+    );
+    assert_eq!(
+        range_note(
+            "tokio",
+            None,
+            &at(&[("1.37.0", NotMeasured), ("1.54.1", NotMeasured)])
+        ),
+        None,
+        "nothing to say about a claim no release could decide"
+    );
+}
+
+/// A results file of the toy chapter at crossbeam-channel `version`, current
+/// (its fingerprint is the toy crate's), written to `store`.
+fn plain_run(store: &Store, version: &str, ratio: f64, profile: Profile) -> PathBuf {
+    let mut p = crate::fixtures::provenance(profile);
+    p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
+    p.fingerprint = fingerprint(&crate::code_dir(), Toy::NAME, profile).unwrap();
+    store
+        .write(&ResultsFile::new(Toy::NAME, p, ratio).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn an_old_release_at_the_quick_profile_is_compared_with_the_current_one_at_quick() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    // The post's release, quick: does not hold.
+    variant(&store, "0.5.1", 0.5, true);
+    // The committed lock: the full run holds; its quick replicate does not.
+    let full = plain_run(&store, "0.5.15", 3.0, Profile::Full);
+    let replicate = Store::new(crate::agreement::replicates_dir(dir.path()).join("a"));
+    plain_run(&replicate, "0.5.15", 0.9, Profile::Quick);
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.store = store.clone();
+    book.runs[0].ephemeral = false;
+    book.runs[0].path = full;
+    book.runs[0].provenance = read_results::<f64>(&book.runs[0].path, Toy::NAME)
+        .unwrap()
+        .provenance;
+
+    let h = history::<Toy>(&book).unwrap();
+    assert_eq!(h.krate, "crossbeam-channel");
+    assert_eq!(
+        h.profile,
+        Some(Profile::Quick),
+        "two releases at quick, one at full"
+    );
+    assert_eq!(
+        h.claims["TOY-1"],
+        [
+            ("0.5.1".to_string(), Outcome::DoesNotHold),
+            ("0.5.15".to_string(), Outcome::DoesNotHold)
+        ],
+        "the quick replicate stands for the current release, not the full run"
+    );
+    assert_eq!(
+        range_note(&h.krate, h.profile, &h.claims["TOY-1"]).unwrap(),
+        "does not hold at any crossbeam-channel release measured \
+         (2 releases measured at the quick profile, 0.5.1 to 0.5.15)"
+    );
+
+    // The table shows the replicate beside the committed run, labelled.
+    let blocks = exhibit::<Toy>(&book).unwrap();
+    let Block::Table(t) = &blocks[0] else {
+        panic!("no table: {blocks:?}")
+    };
+    assert_eq!(t.header.len(), 4, "{:?}", t.header);
+    assert!(
+        t.header[2].contains("0.5.15 (committed lock), full"),
+        "{:?}",
+        t.header
+    );
+    assert!(
+        t.header[3].contains("0.5.15 (committed lock, replicate a), quick"),
+        "{:?}",
+        t.header
+    );
+    let cells: Vec<String> = t.rows[0]
+        .iter()
+        .map(|c| match c {
+            Cell::Text(s) => s.clone(),
+            other => panic!("not text: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        ["**TOY-1**", "does not hold", "holds", "does not hold"]
     );
 }
 
