@@ -404,21 +404,25 @@ pub fn gap_notes(gaps: &[ReleaseGap], measured: &[&BTreeMap<String, String>]) ->
 }
 
 /// The built-in `releases` exhibit: each claim's verdict at every release
-/// measured (the committed lock's and every variant in `releases/`), and
-/// the release that was current when each post was published.
+/// measured (the committed lock's and every variant in `releases/`), one row
+/// per release, consecutive releases with the same verdicts merged into one
+/// row, and the release that was current when each post was published.
 pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let variants = load::<C>(&book.store)?;
-    // The crates the variants differ in; with none yet, tokio (or the
-    // first crate measured).
-    let mut varied: Vec<String> = Vec::new();
+    // What each variant asked for, and the crates the variants differ in
+    // (tokio first); with no variant yet, tokio (or the first crate measured).
+    let mut asked: Vec<BTreeMap<String, String>> = Vec::new();
     for run in &variants {
         let file = read_results::<serde_json::Value>(&run.path, C::NAME)?;
-        for name in file.release.into_iter().flat_map(|r| r.crates.into_keys()) {
-            if !varied.contains(&name) {
-                varied.push(name);
-            }
+        asked.push(file.release.map(|r| r.crates).unwrap_or_default());
+    }
+    let mut varied: Vec<String> = Vec::new();
+    for name in asked.iter().flat_map(|a| a.keys()) {
+        if !varied.contains(name) {
+            varied.push(name.clone());
         }
     }
+    varied.sort_by_key(|c| (c != "tokio", C::MEASURED_CRATES.iter().position(|m| m == c)));
     if varied.is_empty() {
         let default = C::MEASURED_CRATES
             .iter()
@@ -426,29 +430,6 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
             .or(C::MEASURED_CRATES.first());
         varied.extend(default.map(|c| c.to_string()));
     }
-    let label_of = |run: &Run<C::Data>| -> String {
-        varied
-            .iter()
-            .map(|c| {
-                let v = run
-                    .provenance
-                    .crates
-                    .get(c)
-                    .map_or("(not recorded)", String::as_str);
-                format!("{c} {v}")
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let sort_key = |run: &Run<C::Data>| -> (String, Vec<(Vec<u64>, String)>) {
-        (
-            run.machine().to_string(),
-            varied
-                .iter()
-                .map(|c| version_key(run.provenance.crates.get(c).map_or("", String::as_str)))
-                .collect(),
-        )
-    };
     // The first replicate run joins the table when a variant was measured
     // at its profile and no committed run was: the current release at the
     // variants' profile, like for like.
@@ -460,77 +441,124 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         };
         variants.iter().any(|v| like(&v)) && !committed.iter().any(like)
     });
-    let mut columns: Vec<(&Run<C::Data>, Column)> = committed
-        .iter()
-        .map(|r| (*r, Column::Committed))
-        .chain(variants.iter().map(|r| (r, Column::Variant)))
-        .chain(partners.map(|r| (r, Column::Replicate)))
-        .collect();
-    columns.sort_by_key(|(r, column)| (sort_key(r), *column));
-    let machines: std::collections::BTreeSet<&str> =
-        columns.iter().map(|(r, _)| r.machine()).collect();
-    let mut header = vec!["Claim".to_string()];
-    for (run, column) in &columns {
-        let mut label = escape_markdown(&label_of(run));
-        if machines.len() > 1 {
-            label.push_str(&format!(" on {}", escape_markdown(run.machine())));
-        }
-        match column {
-            Column::Committed => label.push_str(" (committed lock)"),
-            Column::Replicate => label.push_str(" (committed lock, replicate a)"),
-            Column::Variant => {}
-        }
-        if run.stale {
-            label.push_str(" (stale)");
-        }
-        label.push_str(&format!(", {}", run.provenance.profile));
-        header.push(label);
+    let lock_label = |run: &Run<C::Data>| -> String {
+        let at: Vec<String> = C::MEASURED_CRATES
+            .iter()
+            .filter_map(|c| Some(format!("{c} {}", run.provenance.crates.get(*c)?)))
+            .collect();
+        at.join(", ")
+    };
+    let mut rows: Vec<Row<'_, C::Data>> = Vec::new();
+    for run in &committed {
+        rows.push(Row::new(run, Column::Committed, None, String::new()));
     }
-    let mut per_column = Vec::new();
-    for (run, _) in &columns {
-        per_column.push(outcomes::<C>(book, run)?);
+    for run in partners {
+        rows.push(Row::new(run, Column::Replicate, None, String::new()));
     }
-    let rows: Vec<Vec<Cell>> = C::CLAIMS
+    // Variants grouped by the crate they vary (tokio first), oldest first.
+    let mut by_crate: Vec<Row<'_, C::Data>> = Vec::new();
+    for (run, asked) in variants.iter().zip(&asked) {
+        let Some(krate) = varied.iter().find(|c| asked.contains_key(*c)) else {
+            continue;
+        };
+        let version = asked[krate].clone();
+        let mut row = Row::new(run, Column::Variant, Some(krate.clone()), version);
+        if asked.len() > 1 {
+            row.also = asked
+                .iter()
+                .filter(|(c, _)| *c != krate)
+                .map(|(c, v)| format!("{c} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+        }
+        by_crate.push(row);
+    }
+    by_crate.sort_by_key(|r| {
+        (
+            varied.iter().position(|c| Some(c) == r.krate.as_ref()),
+            r.run.machine().to_string(),
+            version_key(&r.first),
+        )
+    });
+    rows.extend(by_crate);
+    for row in &mut rows {
+        row.outcomes = outcomes::<C>(book, row.run)?;
+    }
+    // Every run measured, before merging, for the notes below.
+    let measured: Vec<&Run<C::Data>> = rows.iter().map(|r| r.run).collect();
+    let rows = merge_alike(rows);
+    let machines: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.run.machine()).collect();
+    let mut header = vec!["Release".to_string()];
+    if machines.len() > 1 {
+        header.push("Machine".into());
+    }
+    header.push("Profile".into());
+    header.extend(C::CLAIMS.iter().map(|c| format!("**{}**", c.id)));
+    let table_rows: Vec<Vec<Cell>> = rows
         .iter()
-        .map(|claim| {
-            let mut row = vec![Cell::Text(format!("**{}**", claim.id))];
-            row.extend(per_column.iter().map(|o| {
+        .map(|r| {
+            let mut label = match (&r.krate, r.column) {
+                (Some(k), _) if r.count > 1 => format!(
+                    "{k} {} to {} ({} releases)",
+                    escape_markdown(&r.first),
+                    escape_markdown(&r.last),
+                    r.count
+                ),
+                (Some(k), _) => format!("{k} {}", escape_markdown(&r.first)),
+                (None, Column::Replicate) => format!(
+                    "committed lock, replicate a ({})",
+                    escape_markdown(&lock_label(r.run))
+                ),
+                (None, _) => format!("committed lock ({})", escape_markdown(&lock_label(r.run))),
+            };
+            if !r.also.is_empty() {
+                label.push_str(&format!(" with {}", escape_markdown(&r.also)));
+            }
+            if r.run.stale {
+                label.push_str(" (stale)");
+            }
+            let mut cells = vec![Cell::Text(label)];
+            if machines.len() > 1 {
+                cells.push(Cell::Text(escape_markdown(r.run.machine())));
+            }
+            cells.push(Cell::Text(r.run.provenance.profile.to_string()));
+            cells.extend(C::CLAIMS.iter().map(|claim| {
                 Cell::Text(
-                    o.get(claim.id)
+                    r.outcomes
+                        .get(claim.id)
                         .map_or("no verdict", |outcome| outcome.label())
                         .to_string(),
                 )
             }));
-            row
+            cells
         })
         .collect();
     let mut blocks = Vec::new();
     if !C::CLAIMS.is_empty() {
+        let width = table_rows.first().map_or(0, Vec::len);
         blocks.push(Block::Table(Table {
             caption: format!(
                 "Each claim's verdict at every release of {} this chapter was measured \
-                 against: the committed lock's, and every variant measured with \
-                 scripts/fresh {} --with CRATE@VERSION (beside variants measured at the \
-                 quick profile, the committed lock's quick replicate run, so that like is \
-                 compared with like). A variant's other packages are what cargo resolves \
+                 against, one row per release: the committed lock's, and every variant \
+                 measured with scripts/fresh {} --with CRATE@VERSION (beside variants \
+                 measured at the quick profile, the committed lock's quick replicate run, so \
+                 that like is compared with like). Consecutive releases with the same \
+                 verdicts share a row. A variant's other packages are what cargo resolves \
                  around the release asked for.",
                 varied.join(", "),
                 C::NAME
             ),
-            align: std::iter::once(Align::Left)
-                .chain(columns.iter().map(|_| Align::Left))
-                .collect(),
+            align: vec![Align::Left; width],
             header,
-            rows,
+            rows: table_rows,
             settings: true,
         }));
     }
     let crates: Vec<&BTreeMap<String, String>> =
-        columns.iter().map(|(r, _)| &r.provenance.crates).collect();
+        measured.iter().map(|r| &r.provenance.crates).collect();
     let mut notes = gap_notes(C::RELEASE_GAPS, &crates);
     for ds in datasets(C::NAME)? {
-        let runs: Vec<&Run<C::Data>> = columns.iter().map(|(r, _)| *r).collect();
-        if let Some(note) = dataset_note(C::NAME, &ds, &runs) {
+        if let Some(note) = dataset_note(C::NAME, &ds, &measured) {
             notes.push(note);
         }
     }
@@ -559,6 +587,64 @@ enum Column {
     Replicate,
     /// A run at other releases (`scripts/fresh --with`).
     Variant,
+}
+
+/// One row of the releases table: a run, or consecutive variants of one
+/// crate with the same verdicts (`count` > 1, `first` to `last`).
+struct Row<'a, D> {
+    run: &'a Run<D>,
+    column: Column,
+    /// The crate the variant varies; `None` for the committed lock's runs.
+    krate: Option<String>,
+    first: String,
+    last: String,
+    count: usize,
+    /// Other crates the variant asked for, as "kanal 0.1.0".
+    also: String,
+    outcomes: BTreeMap<String, Outcome>,
+}
+
+impl<'a, D> Row<'a, D> {
+    fn new(run: &'a Run<D>, column: Column, krate: Option<String>, version: String) -> Self {
+        Row {
+            run,
+            column,
+            krate,
+            last: version.clone(),
+            first: version,
+            count: 1,
+            also: String::new(),
+            outcomes: BTreeMap::new(),
+        }
+    }
+}
+
+/// Merges consecutive variant rows of one crate, machine and profile whose
+/// verdicts are all the same (and none of them stale or asking for more
+/// than one crate): "tokio 1.12.0 to 1.29.1 (10 releases)".
+fn merge_alike<D>(rows: Vec<Row<'_, D>>) -> Vec<Row<'_, D>> {
+    let mut out: Vec<Row<'_, D>> = Vec::new();
+    for row in rows {
+        if let Some(prev) = out.last_mut() {
+            let alike = prev.column == Column::Variant
+                && row.column == Column::Variant
+                && prev.krate == row.krate
+                && prev.run.machine() == row.run.machine()
+                && prev.run.provenance.profile == row.run.provenance.profile
+                && !prev.run.stale
+                && !row.run.stale
+                && prev.also.is_empty()
+                && row.also.is_empty()
+                && prev.outcomes == row.outcomes;
+            if alike {
+                prev.last = row.last;
+                prev.count += 1;
+                continue;
+            }
+        }
+        out.push(row);
+    }
+    out
 }
 
 /// When a post was published and which releases were current then, as
