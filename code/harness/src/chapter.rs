@@ -176,6 +176,29 @@ impl<D: serde::Serialize + serde::de::DeserializeOwned> Run<D> {
     }
 }
 
+impl<D: Serialize> Run<D> {
+    /// A run of chapter `C` read from `path`, after the chapter's checks
+    /// pass on its data; `stale` as the caller judges it (a release variant
+    /// is stale by its code fingerprint, any other run by its fingerprint).
+    pub fn checked<C: Chapter<Data = D>>(
+        path: PathBuf,
+        file: crate::results::ResultsFile<D>,
+        stale: bool,
+    ) -> Result<Run<D>> {
+        C::check(&file.data)
+            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        Ok(Run {
+            stale,
+            edited: !file.checksum_matches()?,
+            provenance: file.provenance,
+            data: file.data,
+            derived: file.derived,
+            path,
+            ephemeral: false,
+        })
+    }
+}
+
 /// Loads every machine's results, marking stale and edited ones. With none
 /// at all, measures the smoke profile once (cached under target/, never
 /// under src/ or results/) and says so on the page.
@@ -183,17 +206,8 @@ pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
     let code = crate::code_dir();
     let mut runs = Vec::new();
     for (path, file) in store.load_all::<C::Data>(C::NAME)? {
-        C::check(&file.data)
-            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-        runs.push(Run {
-            stale: !file.provenance.is_current(C::NAME)?,
-            edited: !file.checksum_matches()?,
-            provenance: file.provenance,
-            data: file.data,
-            derived: file.derived,
-            path,
-            ephemeral: false,
-        });
+        let stale = !file.provenance.is_current(C::NAME)?;
+        runs.push(Run::checked::<C>(path, file, stale)?);
     }
     if runs.is_empty() {
         let cache = Store::new(code.join("target").join("smoke-results"));

@@ -133,17 +133,8 @@ pub fn load<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
                 C::NAME
             );
         }
-        C::check(&file.data)
-            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-        runs.push(Run {
-            stale: !file.is_current()?,
-            edited: !file.checksum_matches()?,
-            provenance: file.provenance,
-            data: file.data,
-            derived: file.derived,
-            path,
-            ephemeral: false,
-        });
+        let stale = !file.is_current()?;
+        runs.push(Run::checked::<C>(path, file, stale)?);
     }
     Ok(runs)
 }
@@ -238,17 +229,8 @@ fn replicate_runs<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
     let replicate = Store::new(crate::agreement::replicates_dir(&store.root).join("a"));
     let mut runs = Vec::new();
     for (path, file) in replicate.load_all::<C::Data>(C::NAME)? {
-        C::check(&file.data)
-            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-        runs.push(Run {
-            stale: !file.provenance.is_current(C::NAME)?,
-            edited: !file.checksum_matches()?,
-            provenance: file.provenance,
-            data: file.data,
-            derived: file.derived,
-            path,
-            ephemeral: false,
-        });
+        let stale = !file.provenance.is_current(C::NAME)?;
+        runs.push(Run::checked::<C>(path, file, stale)?);
     }
     Ok(runs)
 }

@@ -96,18 +96,7 @@ fn the_table_gives_each_release_its_own_verdict() {
     // The committed lock first, then the variants in release order (0.5.10
     // after 0.5.3), alike neighbours merged, the stale one marked and kept
     // apart.
-    let cells: Vec<Vec<String>> = t
-        .rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|c| match c {
-                    Cell::Text(s) => s.clone(),
-                    other => panic!("not text: {other:?}"),
-                })
-                .collect()
-        })
-        .collect();
+    let cells = texts(t);
     assert_eq!(
         cells,
         [
@@ -275,18 +264,7 @@ fn an_old_release_at_the_quick_profile_is_compared_with_the_current_one_at_quick
     let Block::Table(t) = &blocks[0] else {
         panic!("no table: {blocks:?}")
     };
-    let cells: Vec<Vec<String>> = t
-        .rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|c| match c {
-                    Cell::Text(s) => s.clone(),
-                    other => panic!("not text: {other:?}"),
-                })
-                .collect()
-        })
-        .collect();
+    let cells = texts(t);
     assert_eq!(
         cells,
         [
@@ -409,4 +387,19 @@ fn a_gap_is_noted_for_the_older_releases_measured_only() {
         ["Before tokio 1.44.0 (measured here at tokio 1.9.0, tokio 1.37.0): no budget counts."],
         "numeric order, each release once, and no note for a crate not measured"
     );
+}
+
+/// A table's cells as text, row by row.
+fn texts(t: &Table) -> Vec<Vec<String>> {
+    t.rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|c| match c {
+                    Cell::Text(s) => s.clone(),
+                    other => panic!("not text: {other:?}"),
+                })
+                .collect()
+        })
+        .collect()
 }
