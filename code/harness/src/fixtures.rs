@@ -52,6 +52,26 @@ pub fn provenance_with(
     p
 }
 
+/// A provenance on two cores with the given load before measuring.
+pub fn provenance_loaded(busy: Option<f64>, load: Option<f64>) -> Provenance {
+    provenance_with(busy, load, None)
+}
+
+/// A provenance on an idle machine whose core check saw the cores between
+/// `min_ns` and `max_ns`, gate `gate_ns`, `beyond` timings past it.
+pub fn provenance_apart(
+    gate_ns: Option<f64>,
+    min_ns: f64,
+    max_ns: f64,
+    beyond: usize,
+) -> Provenance {
+    provenance_with(
+        Some(0.0),
+        Some(0.0),
+        Some((gate_ns, min_ns, max_ns, beyond)),
+    )
+}
+
 /// A book of chapter `C` holding one synthetic run of `data`, with the
 /// committed published datasets.
 pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {

@@ -207,17 +207,7 @@ pub fn precision<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
 mod tests {
     use super::*;
 
-    fn provenance(busy: Option<f64>, load: Option<f64>) -> Provenance {
-        crate::fixtures::provenance_with(busy, load, None)
-    }
-
-    fn apart(gate_ns: Option<f64>, min_ns: f64, max_ns: f64, beyond: usize) -> Provenance {
-        crate::fixtures::provenance_with(
-            Some(0.0),
-            Some(0.0),
-            Some((gate_ns, min_ns, max_ns, beyond)),
-        )
-    }
+    use crate::fixtures::{provenance_apart as apart, provenance_loaded as provenance};
 
     #[test]
     fn the_cores_note_speaks_when_the_cores_moved_or_the_gate_gave_up() {
