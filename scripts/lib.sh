@@ -231,7 +231,8 @@ check_release_spec() {
 
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
 # fresh's variables (chapters, args, results, with). Copies code/ without
-# target/ and results/ into code/target/releases/ws-<releases>, resolves
+# target/ and results/ into code/target/releases/ws-<releases>, keeps only
+# the harness and those chapters as the copy's workspace members, resolves
 # the releases there with `cargo update --precise`, builds and measures in
 # the copy into a scratch folder, and hands each file to `harness
 # adopt-release`, which checks the releases measured and writes the file to
@@ -247,6 +248,15 @@ measure_release() {
     tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf -
     # Published datasets are read from code/results; measurements go to $scratch.
     ln -s "$CODE/results" "$ws/results"
+    # Only the harness and the chapters measured stay members, so that no
+    # other chapter's dependencies (fan-in's `futures` pins futures-channel,
+    # mutex-cost's hdrhistogram a recent crossbeam-channel) keep cargo from
+    # resolving an older release of a crate these chapters measure.
+    local members='"harness"' c
+    for c in "${chapters[@]}"; do members+=", \"$c\""; done
+    sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
+    grep -qF "members = [$members]" "$ws/Cargo.toml" \
+        || { rm -rf "$ws" "$scratch"; die "could not narrow the workspace copy's members in $ws/Cargo.toml"; }
     for spec in "${with[@]}"; do
         name=${spec%@*} version=${spec#*@}
         grep -qx "name = \"$name\"" "$ws/Cargo.lock" \
@@ -263,7 +273,13 @@ $out"
         rm -rf "$ws" "$scratch"
         die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
     fi
-    if ! "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
+    # BOOK_CODE_DIR: the copy's lock and sources are what the run records and
+    # fingerprints. Without it the harness falls back to the folder it was
+    # compiled in, and cargo reuses a harness built in another copy (the
+    # shared target folder, the sources' times kept by tar) when none of its
+    # own dependencies changed: a futures-channel variant then recorded the
+    # previous copy's releases (adopt-release refused it).
+    if ! BOOK_CODE_DIR="$ws" "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
         rm -rf "$scratch"
         die "--with ${with[*]}: measuring failed (above); nothing was written"
     fi
