@@ -431,7 +431,14 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         at.join(", ")
     };
     let mut rows: Vec<Row<'_, C::Data>> = Vec::new();
-    for run in &committed {
+    // With no committed results the page runs on a smoke run made while
+    // building it; its row says so, and the table is never empty.
+    let shown: Vec<&Run<C::Data>> = if committed.is_empty() {
+        book.runs.iter().collect()
+    } else {
+        committed.clone()
+    };
+    for run in shown {
         rows.push(Row::new(run, Column::Committed, None, String::new()));
     }
     for run in partners {
@@ -489,6 +496,10 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
                 (Some(k), _) => format!("{k} {}", escape_markdown(&r.first)),
                 (None, Column::Replicate) => format!(
                     "committed lock, replicate a ({})",
+                    escape_markdown(&lock_label(r.run))
+                ),
+                (None, _) if r.run.ephemeral => format!(
+                    "committed lock, measured while building this page ({})",
                     escape_markdown(&lock_label(r.run))
                 ),
                 (None, _) => format!("committed lock ({})", escape_markdown(&lock_label(r.run))),

@@ -403,3 +403,31 @@ fn texts(t: &Table) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+#[test]
+fn with_no_results_yet_the_table_shows_the_smoke_run_the_page_was_built_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.store = Store::new(dir.path());
+    book.runs[0].provenance.crates =
+        BTreeMap::from([("crossbeam-channel".into(), "0.5.15".into())]);
+    assert!(book.runs[0].ephemeral);
+    let blocks = exhibit::<Toy>(&book).unwrap();
+    let Block::Table(t) = &blocks[0] else {
+        panic!("no table: {blocks:?}")
+    };
+    assert_eq!(
+        texts(t),
+        [[
+            "committed lock, measured while building this page (crossbeam-channel 0.5.15)",
+            "smoke",
+            "holds"
+        ]]
+    );
+    assert!(
+        blocks
+            .iter()
+            .any(|b| matches!(b, Block::Text(n) if n.contains("No other release"))),
+        "{blocks:?}"
+    );
+}
