@@ -2,6 +2,8 @@ use super::*;
 use crate::chapter::{Exhibit, ExhibitKind};
 use crate::claims::Claim;
 use crate::measure::Lab;
+use crate::published::Dataset;
+use crate::render::blocks::{Block, Cell, Table};
 use crate::results::ResultsFile;
 
 /// A chapter whose one claim holds when its measured ratio is above 1.
