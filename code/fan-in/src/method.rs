@@ -290,8 +290,6 @@ pub struct MethodData {
     pub ladder: Vec<LadderPoint>,
     pub varied: Vec<Varied>,
     pub counted: Vec<CountedRun>,
-    /// Absent in runs measured before the profiles were recorded.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<SwapProfile>,
 }
 

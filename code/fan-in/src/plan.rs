@@ -137,7 +137,7 @@ pub fn plan(profile: Profile) -> Plan {
             powers(&[0, 2, 4, 6, 7, 9, 11, 13]),
             powers(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
         ),
-        passes: profile.pick(2, 3, 6),
+        passes: profile.pick(2, 3, 5),
         // (samples, warm-up ms, measurement ms) per point and pass.
         sampling: profile.pick(
             Sampling::new(10, 5, 20).flat(),

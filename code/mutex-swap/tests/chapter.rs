@@ -34,18 +34,22 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         "smoke should exercise the extra rounds"
     );
     assert_eq!(data.decisive_repeats, p.decisive_repeats);
-    // FAN-4's points (the swap's throughput and one message per lock, from
-    // 128 producers up) pool the extra rounds; every other point pools the rest.
+    // FAN-4's points (the swap and one message per lock from 128 producers
+    // up, with the Notify consumer and with the published busy-polling one)
+    // pool the extra rounds; every other point pools the rest.
     let mut decisive = 0;
     for m in &data.points {
-        let fan4 = m.producers >= 128
-            && m.wait == Wait::Notify
-            && m.work_rounds == mutex_swap::LIGHT_WORK
+        let fair = m.wait == Wait::Notify
             && matches!(
                 (m.experiment, m.design),
                 (Experiment::Throughput, Design::StdMutexSwap)
                     | (Experiment::LockHold, Design::StdMutexPopOne)
             );
+        let published = m.wait == Wait::BusyPoll
+            && m.experiment == Experiment::Wait
+            && matches!(m.design, Design::StdMutexSwap | Design::StdMutexPopOne);
+        let fan4 =
+            m.producers >= 128 && m.work_rounds == mutex_swap::LIGHT_WORK && (fair || published);
         let rounds = if fan4 { p.decisive_repeats } else { p.repeats };
         decisive += usize::from(fan4);
         assert_eq!(m.timing.repeats, vec![p.sampling.samples; rounds], "{m:?}");
@@ -63,10 +67,12 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
             .iter()
             .all(|r| r.bursts >= p.sampling.samples as u64));
     }
+    let at_scale = |counts: &[u64]| counts.iter().filter(|&&n| n >= 128).count();
+    assert!(at_scale(&p.wait_producers) > 0, "smoke has a published row");
     assert_eq!(
         decisive,
-        2 * p.producers.iter().filter(|&&n| n >= 128).count(),
-        "FAN-4 has a swap and a one-per-lock point at each count from 128 up"
+        2 * (at_scale(&p.producers) + at_scale(&p.wait_producers)),
+        "FAN-4 has a swap and a one-per-lock point at each count from 128 up, in both rows"
     );
 
     let mut broken = data.clone();
@@ -209,9 +215,9 @@ fn set_mean(t: &mut Timing, mean: Estimate) {
     t.repeats = vec![10; rounds];
 }
 
-/// The smoke run with every FAN-4 point from 128 producers up rewritten: the
-/// swap takes 1 µs ± 5 % and batches 20 messages per pass in every round;
-/// one per lock takes `pop_one`.
+/// The smoke run with every FAN-4 point from 128 producers up rewritten, in
+/// every row of the map (each consumer): the swap takes 1 µs ± 5 % and
+/// batches 20 messages per pass in every round; one per lock takes `pop_one`.
 fn fan4_with(pop_one: Estimate) -> (Data, Outcome, String) {
     fan4_batching(pop_one, &[20])
 }
@@ -223,7 +229,7 @@ fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) 
     let mut data = smoke();
     for m in data.points.iter_mut().filter(|m| m.producers >= 128) {
         match (m.experiment, m.design) {
-            (Experiment::Throughput, Design::StdMutexSwap) => {
+            (Experiment::Throughput | Experiment::Wait, Design::StdMutexSwap) => {
                 let batches = if batches.is_empty() {
                     m.rounds.truncate(1);
                     m.timing.repeats.truncate(1);
@@ -246,7 +252,9 @@ fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) 
                     |all: mutex_swap::experiment::Passes, r| all.merge(r),
                 );
             }
-            (Experiment::LockHold, Design::StdMutexPopOne) => set_mean(&mut m.timing, pop_one),
+            (Experiment::LockHold | Experiment::Wait, Design::StdMutexPopOne) => {
+                set_mean(&mut m.timing, pop_one)
+            }
             _ => {}
         }
     }
@@ -256,8 +264,9 @@ fn fan4_batching(pop_one: Estimate, batches: &[u64]) -> (Data, Outcome, String) 
 }
 
 #[test]
-fn a_ratio_interval_straddling_one_gives_inconclusive() {
-    let (data, outcome, evidence) = fan4_with(Estimate::around(1000.0, 0.05));
+fn a_ratio_interval_straddling_the_minimum_effect_gives_inconclusive() {
+    // 1.2× ± about 7 %: the interval straddles the rule's line of 1.2.
+    let (data, outcome, evidence) = fan4_with(Estimate::around(1200.0, 0.05));
     assert_eq!(outcome, Outcome::Inconclusive, "{evidence}");
     assert!(
         evidence.contains('[') && evidence.contains('–'),
@@ -267,7 +276,7 @@ fn a_ratio_interval_straddling_one_gives_inconclusive() {
     assert!(
         headline
             .iter()
-            .all(|(_, r)| r.lower_ns < 1.0 && r.upper_ns > 1.0),
+            .all(|(_, r)| r.lower_ns < 1.2 && r.upper_ns > 1.2),
         "{headline:?}"
     );
 
@@ -275,6 +284,49 @@ fn a_ratio_interval_straddling_one_gives_inconclusive() {
     assert_eq!(outcome, Outcome::Holds, "{evidence}");
     let (_, outcome, evidence) = fan4_with(Estimate::around(500.0, 0.01));
     assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
+    // One message per lock clearly slower, but by less than the minimum
+    // effect: batching is not shown to be why the swap wins.
+    let (_, outcome, evidence) = fan4_with(Estimate::around(1080.0, 0.01));
+    assert_eq!(outcome, Outcome::DoesNotHold, "{evidence}");
+}
+
+#[test]
+fn the_map_names_the_consumer_under_which_the_claim_fails() {
+    let (mut data, outcome, _) = fan4_with(Estimate::around(2000.0, 0.01));
+    assert_eq!(outcome, Outcome::Holds);
+    // The published busy-polling consumer: one per lock as fast as the swap.
+    for m in data.points.iter_mut().filter(|m| {
+        m.producers >= 128
+            && m.experiment == Experiment::Wait
+            && m.wait == Wait::BusyPoll
+            && m.design == Design::StdMutexPopOne
+    }) {
+        set_mean(&mut m.timing, Estimate::around(1000.0, 0.01));
+    }
+    let vs = fixtures::verdicts::<MutexSwap>(data);
+    let v = &vs[0];
+    assert_eq!(v.outcome, Outcome::Depends, "{v:?}");
+    assert_eq!(
+        v.headline(),
+        "holds except when busy-polling consumer",
+        "{v:?}"
+    );
+    let settings: Vec<(&str, bool, bool)> = v
+        .conditions
+        .iter()
+        .map(|c| (c.setting.as_str(), c.fair, c.as_published))
+        .collect();
+    assert_eq!(
+        settings,
+        [
+            ("Notify consumer", true, false),
+            ("busy-polling consumer", false, true),
+            ("yield_now consumer", false, false),
+            ("median burst time instead of the mean", false, false),
+        ]
+    );
+    // The evidence is the fair row's.
+    assert_eq!(v.evidence, v.conditions[0].figure);
 }
 
 #[test]

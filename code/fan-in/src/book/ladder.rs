@@ -11,11 +11,6 @@ use crate::published::ladder::Step;
 use crate::published::rounds::LadderPoint;
 use crate::Design;
 
-/// Said instead of an exhibit for a run measured before the ladder existed.
-pub(super) fn not_in_run(run_machine: &str) -> Block {
-    Block::not_in_run("fan-in", run_machine, "The ladder and the variations")
-}
-
 /// The measured ladder point a step stands on for `design` (`None`: the
 /// mpsc inbox on the book's rig, the sweep's own point).
 fn point(d: &FanInData, design: Design, step: Step, w: usize) -> Option<&LadderPoint> {
@@ -49,10 +44,6 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let d = &run.data;
-        if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine()));
-            continue;
-        }
         let mut t = Table::new(
             format!(
                 "What each step's timed region holds, on {} ({} profile), per iteration: the \
@@ -104,10 +95,6 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let d = &run.data;
-        if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine()));
-            continue;
-        }
         let mut t = Table::new(
             format!(
                 "From the published bench to the fair experiment, one correction at a time \
@@ -197,10 +184,6 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let d = &run.data;
-        if d.method.ladder.is_empty() {
-            blocks.push(not_in_run(run.machine()));
-            continue;
-        }
         let steps: Vec<String> = Step::ALL
             .iter()
             .map(|s| format!("{} {}", s.index(), s.label()))

@@ -52,9 +52,7 @@ pub struct FanInData {
     /// main sweep itself ran free.
     pub free_points: Vec<Measured>,
     /// The ladder from the published bench, the variations of the method
-    /// and the counted swaps (`crate::method`). Absent in runs measured
-    /// before the ladder and the variations.
-    #[serde(default)]
+    /// and the counted swaps (`crate::method`).
     pub method: MethodData,
 }
 

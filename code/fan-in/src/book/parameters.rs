@@ -80,12 +80,10 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for (k, v) in rows {
         t.push(vec![k.to_string(), v]);
     }
-    if !d.method.workers.is_empty() {
-        t.push(vec![
-            "Worker counts of the ladder and the variations in this run".to_string(),
-            list(&d.method.workers),
-        ]);
-    }
+    t.push(vec![
+        "Worker counts of the ladder and the variations in this run".to_string(),
+        list(&d.method.workers),
+    ]);
     for p in Profile::ALL {
         let plan = plan(p);
         t.push(vec![

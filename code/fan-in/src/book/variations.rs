@@ -5,7 +5,6 @@ use anyhow::Result;
 use harness::timing::Statistic;
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::ladder::not_in_run;
 use super::views::{self, View};
 use super::FanInData;
 use crate::method::Variation;
@@ -23,10 +22,6 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let d = &run.data;
-        if d.method.varied.is_empty() {
-            blocks.push(not_in_run(run.machine()));
-            continue;
-        }
         let mut t = Table::new(
             format!(
                 "The fair experiment and the choices a careful reproducer could make \
@@ -89,10 +84,6 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let d = &run.data;
-        if d.method.counted.is_empty() {
-            blocks.push(not_in_run(run.machine()));
-            continue;
-        }
         let first = &d.method.counted[0];
         let mut t = Table::new(
             format!(

@@ -9,6 +9,7 @@ use super::FanInData;
 use crate::method::Variation;
 use crate::published::ladder::Step;
 use crate::sink::SinkKind;
+use crate::sweep::Measured;
 use crate::Design;
 
 /// One design at one worker count under one condition.
@@ -77,6 +78,19 @@ impl<'a> View<'a> {
         }
         self.points.push((design, workers, p));
     }
+
+    /// A point of the sweep (or of its free-placement control).
+    fn push_measured(&mut self, m: &'a Measured) {
+        self.push(
+            m.design,
+            m.workers,
+            Pt {
+                timing: &m.timing,
+                messages: m.bytes_per_burst as f64,
+                writes: m.writes_per_burst,
+            },
+        );
+    }
 }
 
 /// `a ÷ b` of two timings' statistic with its interval. Two timings pooled
@@ -106,15 +120,7 @@ pub(super) fn fair(d: &FanInData, stat: Statistic) -> View<'_> {
     let mut v = View::new(axis, setting, stat);
     v.fair = stat == Statistic::Median;
     for m in d.points.iter().filter(|m| m.sink == SinkKind::Tcp) {
-        v.push(
-            m.design,
-            m.workers,
-            Pt {
-                timing: &m.timing,
-                messages: m.bytes_per_burst as f64,
-                writes: m.writes_per_burst,
-            },
-        );
+        v.push_measured(m);
     }
     v
 }
@@ -205,15 +211,7 @@ pub(super) fn free(d: &FanInData) -> View<'_> {
         Statistic::Median,
     );
     for m in &d.free_points {
-        v.push(
-            m.design,
-            m.workers,
-            Pt {
-                timing: &m.timing,
-                messages: m.bytes_per_burst as f64,
-                writes: m.writes_per_burst,
-            },
-        );
+        v.push_measured(m);
     }
     v
 }
@@ -222,9 +220,7 @@ pub(super) fn free(d: &FanInData) -> View<'_> {
 /// ladder from the published bench, then the variations.
 pub(super) fn all(d: &FanInData) -> Vec<View<'_>> {
     let mut views = vec![fair(d, Statistic::Median)];
-    if !d.method.ladder.is_empty() {
-        views.extend(Step::ALL.iter().map(|&s| ladder(d, s)));
-    }
+    views.extend(Step::ALL.iter().map(|&s| ladder(d, s)));
     views.extend(
         Variation::ALL
             .iter()

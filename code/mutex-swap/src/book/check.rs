@@ -1,14 +1,12 @@
 //! What a run's work must have done, checked on every results file: every
 //! message counted, the rounds adding up, every point of the plan's shape
 //! there once.
-use std::collections::BTreeSet;
+use anyhow::{bail, ensure, Context, Result};
 
-use anyhow::{ensure, Context, Result};
-
-use super::measure::{profile_name, PROFILED_WAITS};
-use super::{Data, Experiment};
+use super::measure::{plan_for, profile_name, PROFILED_WAITS};
+use super::{Data, Experiment, Key};
 use crate::experiment::Passes;
-use crate::{Design, Wait, HEAVY_WORK, LIGHT_WORK};
+use crate::{Wait, HEAVY_WORK, LIGHT_WORK};
 
 pub fn check(data: &Data) -> Result<()> {
     ensure!(data.worker_threads > 0, "worker_threads is zero");
@@ -45,14 +43,7 @@ pub fn check(data: &Data) -> Result<()> {
             data.messages_per_burst
         );
         let ps = &m.passes;
-        ensure!(ps.bursts > 0, "{what}: no bursts counted");
-        ensure!(
-            ps.messages == ps.bursts * data.messages_per_burst,
-            "{what}: {} messages over {} bursts, expected {} per burst",
-            ps.messages,
-            ps.bursts,
-            data.messages_per_burst
-        );
+        check_bursts(&what, ps, data.messages_per_burst)?;
         ensure!(
             ps.passes_with_messages > 0 && ps.passes_with_messages <= ps.messages,
             "{what}: {} passes with messages for {} messages",
@@ -87,12 +78,9 @@ pub fn check(data: &Data) -> Result<()> {
     check_shape(data)
 }
 
-/// The CPU profiles, when the run has them: one per profiled wait strategy,
-/// in order, each with validated bursts and well-formed stacks.
+/// The CPU profiles: one per profiled wait strategy, in order, each with
+/// validated bursts and well-formed stacks.
 fn check_profiles(data: &Data) -> Result<()> {
-    if data.profiles.is_empty() {
-        return Ok(());
-    }
     let waits: Vec<Wait> = data.profiles.iter().map(|p| p.wait).collect();
     ensure!(
         waits == PROFILED_WAITS,
@@ -104,75 +92,49 @@ fn check_profiles(data: &Data) -> Result<()> {
             p.stacks.design == profile_name(p.design, p.wait, p.producers),
             "{what} is named for another design, wait or producer count"
         );
-        let ps = &p.passes;
-        ensure!(ps.bursts > 0, "{what}: no bursts");
-        ensure!(
-            ps.messages == ps.bursts * data.messages_per_burst,
-            "{what}: {} messages over {} bursts, expected {} per burst",
-            ps.messages,
-            ps.bursts,
-            data.messages_per_burst
-        );
+        check_bursts(&what, &p.passes, data.messages_per_burst)?;
         p.stacks.check()?;
     }
     Ok(())
 }
 
-/// Every point once, and every design at every producer count of its experiment.
+/// Every burst delivered every message: none lost, none counted twice.
+fn check_bursts(what: &str, ps: &Passes, messages_per_burst: u64) -> Result<()> {
+    ensure!(ps.bursts > 0, "{what}: no bursts counted");
+    ensure!(
+        ps.messages == ps.bursts * messages_per_burst,
+        "{what}: {} messages over {} bursts, expected {messages_per_burst} per burst",
+        ps.messages,
+        ps.bursts,
+    );
+    Ok(())
+}
+
+/// Every point once, and exactly the points the plan measures at the run's
+/// producer counts (`measure::plan_for`).
 fn check_shape(data: &Data) -> Result<()> {
-    let mut seen = BTreeSet::new();
+    let mut seen: Vec<Key> = Vec::new();
     for m in &data.points {
-        ensure!(
-            seen.insert(format!("{:?}", m.key())),
-            "point measured twice: {m:?}"
-        );
+        ensure!(!seen.contains(&m.key()), "point measured twice: {m:?}");
+        seen.push(m.key());
     }
     let grid = data.producers(Experiment::Throughput);
     ensure!(!grid.is_empty(), "no throughput points");
-    for &n in &grid {
-        for design in Design::SWAPS {
-            data.point(Experiment::Throughput, design, Wait::Notify, n)
-                .with_context(|| {
-                    format!(
-                        "throughput experiment lacks {} at {n} producers",
-                        design.name()
-                    )
-                })?;
-        }
-        for design in Design::CRITICAL_SECTIONS {
-            data.point(Experiment::LockHold, design, Wait::Notify, n)
-                .with_context(|| {
-                    format!(
-                        "lock-hold experiment lacks {} at {n} producers",
-                        design.name()
-                    )
-                })?;
-        }
-        for design in [Design::StdMutexSwap, Design::StdMutexDrainLocked] {
-            data.point_with(Experiment::LockHold, design, Wait::Notify, n, HEAVY_WORK)
-                .with_context(|| {
-                    format!(
-                        "lock-hold experiment lacks {} with heavy work at {n} producers",
-                        design.name()
-                    )
-                })?;
-        }
-    }
     let wait_grid = data.producers(Experiment::Wait);
     ensure!(!wait_grid.is_empty(), "no wait-strategy points");
-    for &n in &wait_grid {
-        for design in Design::SWAPS {
-            for wait in Wait::ALL {
-                data.point(Experiment::Wait, design, wait, n)
-                    .with_context(|| {
-                        format!(
-                            "wait experiment lacks {} with {} at {n} producers",
-                            design.name(),
-                            wait.name()
-                        )
-                    })?;
-            }
-        }
+    let planned = plan_for(&grid, &wait_grid);
+    let name = |(experiment, design, wait, n, work): Key| {
+        format!(
+            "the {experiment:?} experiment's point {} / {} / {n} producers / {work} work rounds",
+            design.name(),
+            wait.name()
+        )
+    };
+    if let Some(&missing) = planned.iter().find(|k| !seen.contains(k)) {
+        bail!("{} is missing", name(missing));
+    }
+    if let Some(&extra) = seen.iter().find(|k| !planned.contains(k)) {
+        bail!("{} is not part of the plan", name(extra));
     }
     Ok(())
 }

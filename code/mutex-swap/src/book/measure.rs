@@ -18,57 +18,51 @@ const WORK_COST_MESSAGES: u64 = 1024;
 /// Every point a profile measures, in order, by its key.
 pub fn plan(profile: Profile) -> Vec<Key> {
     let p = params(profile);
+    plan_for(&p.producers, &p.wait_producers)
+}
+
+/// The points measured at these producer counts: the throughput and
+/// lock-hold experiments at `producers`, the wait experiment at
+/// `wait_producers`. The check reads a run's shape against it.
+pub fn plan_for(producers: &[u64], wait_producers: &[u64]) -> Vec<Key> {
     let mut plan = Vec::new();
-    for &producers in &p.producers {
-        for design in Design::SWAPS {
-            plan.push((
-                Experiment::Throughput,
-                design,
-                Wait::Notify,
-                producers,
-                LIGHT_WORK,
-            ));
-        }
-        for design in Design::CRITICAL_SECTIONS {
-            plan.push((
-                Experiment::LockHold,
-                design,
-                Wait::Notify,
-                producers,
-                LIGHT_WORK,
-            ));
-        }
-        for design in [Design::StdMutexSwap, Design::StdMutexDrainLocked] {
-            plan.push((
-                Experiment::LockHold,
-                design,
-                Wait::Notify,
-                producers,
-                HEAVY_WORK,
-            ));
-        }
+    for &n in producers {
+        let notify = |experiment, design, work| (experiment, design, Wait::Notify, n, work);
+        plan.extend(Design::SWAPS.map(|design| notify(Experiment::Throughput, design, LIGHT_WORK)));
+        plan.extend(
+            Design::CRITICAL_SECTIONS
+                .map(|design| notify(Experiment::LockHold, design, LIGHT_WORK)),
+        );
+        plan.extend(
+            [Design::StdMutexSwap, Design::StdMutexDrainLocked]
+                .map(|design| notify(Experiment::LockHold, design, HEAVY_WORK)),
+        );
     }
-    for &producers in &p.wait_producers {
-        for design in Design::SWAPS {
+    for &n in wait_producers {
+        for design in Design::WAITED {
             for wait in Wait::ALL {
-                plan.push((Experiment::Wait, design, wait, producers, LIGHT_WORK));
+                plan.push((Experiment::Wait, design, wait, n, LIGHT_WORK));
             }
         }
     }
     plan
 }
 
-/// Whether FAN-4 is decided on this point (see `claims::fan4_points`), so
-/// that it gets `Params::decisive_repeats` rounds.
+/// Whether FAN-4 is decided on this point (see `claims::fan4_rows`), so
+/// that it gets `Params::decisive_repeats` rounds: the std swap and one
+/// message per lock from 128 producers up, with the Notify consumer (the
+/// fair row) and with the busy-polling one (the published consumer).
 pub fn is_decisive((experiment, design, wait, producers, work_rounds): Key) -> bool {
+    let pair = matches!(design, Design::StdMutexSwap | Design::StdMutexPopOne);
+    let fair = matches!(
+        (experiment, design),
+        (Experiment::Throughput, Design::StdMutexSwap)
+            | (Experiment::LockHold, Design::StdMutexPopOne)
+    );
     producers >= FAN4_FROM_PRODUCERS
-        && wait == Wait::Notify
         && work_rounds == LIGHT_WORK
-        && matches!(
-            (experiment, design),
-            (Experiment::Throughput, Design::StdMutexSwap)
-                | (Experiment::LockHold, Design::StdMutexPopOne)
-        )
+        && ((fair && wait == Wait::Notify)
+            || (pair && experiment == Experiment::Wait && wait == Wait::BusyPoll))
 }
 
 fn work_cost(lab: &Lab, sampling: Sampling, work_rounds: u32) -> Result<WorkCost> {

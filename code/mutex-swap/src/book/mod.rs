@@ -30,7 +30,8 @@ pub struct MutexSwap;
 pub enum Experiment {
     /// Every swap design across producer counts, Notify consumer.
     Throughput,
-    /// Every swap design against every wait strategy, at a few producer counts.
+    /// Every swap design, and one message per lock, against every wait
+    /// strategy, at a few producer counts.
     Wait,
     /// The std swap's critical section moved: draining under the lock, and
     /// one message per lock (compared with the throughput experiment's std swap).
@@ -100,10 +101,6 @@ pub struct Data {
     pub points: Vec<Measured>,
     /// CPU profiles of the std swap with each consumer the busy-cost
     /// comparison sets side by side, busy polling first.
-    // Absent in runs measured before the chapter recorded profiles; left
-    // out when empty, so that such a run's checksum (taken over the data as
-    // serialized) still matches.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<WaitProfile>,
 }
 

@@ -40,13 +40,6 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
             .find(|p| p.wait == wait)
             .with_context(|| format!("no profile with the {} consumer", wait.label()))
     };
-    if data.profiles.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-swap",
-            run.machine(),
-            "CPU profiles",
-        )]);
-    }
     let (busy, notify) = (find(Wait::BusyPoll)?, find(Wait::Notify)?);
     let caption = format!(
         "CPU profiles of the {design} at {producers} producers: bursts run back to back for \

@@ -1,5 +1,6 @@
-//! How the consumer waits: every swap design with every wait strategy, and
-//! what a busy-polling consumer costs the producers.
+//! How the consumer waits: every swap design (and one message per lock)
+//! with every wait strategy, and what a busy-polling consumer costs the
+//! producers.
 use anyhow::{Context, Result};
 use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Cell, Estimate, Table, Unit};
@@ -32,7 +33,7 @@ pub fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
             ],
         )
         .left(&[1]);
-        for design in Design::SWAPS {
+        for design in Design::WAITED {
             let notify = data.point(Experiment::Wait, design, Wait::Notify, p)?;
             for wait in Wait::ALL {
                 let m = data.point(Experiment::Wait, design, wait, p)?;
