@@ -332,7 +332,6 @@ pub struct Finding {
     pub why: String,
     /// The verdict across the releases measured (`releases::range_note`),
     /// when more than one was.
-    #[serde(default)]
     pub releases: Option<String>,
 }
 

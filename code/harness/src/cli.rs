@@ -391,7 +391,10 @@ pub fn measure<C: Chapter>(
 }
 
 /// `file` with every interval its exhibits draw from its data (see
-/// `stats::Derived`), found by rendering each exhibit once.
+/// `stats::Derived`), found by rendering each exhibit once. The chapter's
+/// history is left unread: its files were checked when they were written,
+/// and one the new code refuses (a replicate measured before a change to
+/// the experiments) must not cost the run just measured.
 pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<ResultsFile<C::Data>> {
     let ResultsFile {
         provenance,
@@ -410,7 +413,7 @@ pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<Res
             ephemeral: false,
             derived: Default::default(),
         }],
-        store: Store::new(Store::committed()),
+        store: Store::new(Store::committed()).without_history(),
     };
     let (rendered, derived) = crate::measure::stats::remembering(derived, || {
         exhibits::<C>()?

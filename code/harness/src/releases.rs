@@ -223,6 +223,9 @@ pub struct History {
 /// one: a quick run at the committed lock, the current release's partner for
 /// variants measured at the quick profile.
 fn replicate_runs<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
+    if !store.history {
+        return Ok(Vec::new());
+    }
     let replicate = Store::new(crate::agreement::replicates_dir(&store.root).join("a"));
     let mut runs = Vec::new();
     for (path, file) in replicate.load_all::<C::Data>(C::NAME)? {

@@ -281,6 +281,41 @@ fn an_old_release_at_the_quick_profile_is_compared_with_the_current_one_at_quick
     );
 }
 
+#[test]
+fn a_store_without_history_reads_no_variant_or_replicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    // A variant and a replicate the chapter no longer reads (their data
+    // is not what it measures now): read with the history, they fail the
+    // page loudly.
+    let replicate = Store::new(crate::agreement::replicates_dir(dir.path()).join("a"));
+    for path in [
+        variant(&store, "0.5.1", 0.5, true),
+        plain_run(&replicate, "0.5.15", 0.9, Profile::Quick),
+    ] {
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace("\"data\": 0.", "\"data\": \"old\", \"x\": 0."),
+        )
+        .unwrap();
+    }
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.store = store.clone();
+    let err = format!("{:#}", history::<Toy>(&book).unwrap_err());
+    assert!(err.contains("does not have the layout"), "{err}");
+    // Without it (a fresh run drawing its intervals), neither is read.
+    book.store = store.without_history();
+    assert!(book.store.release_files(Toy::NAME).unwrap().is_empty());
+    let h = history::<Toy>(&book).unwrap();
+    assert!(
+        h.claims.values().all(|c| c.len() <= 1),
+        "only the run itself: {:?}",
+        h.claims
+    );
+    exhibit::<Toy>(&book).expect("the releases table renders from the run alone");
+}
+
 fn dataset(published: Option<&str>, then: &[(&str, &str)], how: Option<&str>) -> Dataset {
     Dataset {
         schema: crate::published::SCHEMA.into(),

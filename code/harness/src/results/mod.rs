@@ -348,11 +348,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 #[derive(Clone, Debug)]
 pub struct Store {
     pub root: PathBuf,
+    /// Whether the chapter's history (release variants, replicate runs) is
+    /// read from it: off while a fresh run draws its intervals, so that an
+    /// older file the new code no longer accepts cannot cost the new run.
+    pub history: bool,
 }
 
 impl Store {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Store { root: root.into() }
+        Store {
+            root: root.into(),
+            history: true,
+        }
+    }
+
+    /// The same store, its release variants and replicate runs left unread.
+    pub fn without_history(mut self) -> Self {
+        self.history = false;
+        self
     }
 
     /// `BOOK_RESULTS_DIR`, else `code/results` beside the harness crate.
@@ -416,8 +429,12 @@ impl Store {
             .join(format!("{machine_id}@{}.json", versions.join("+")))
     }
 
-    /// Paths of every release variant of a chapter, sorted.
+    /// Paths of every release variant of a chapter, sorted (none in a
+    /// store without history).
     pub fn release_files(&self, chapter: &str) -> Result<Vec<PathBuf>> {
+        if !self.history {
+            return Ok(Vec::new());
+        }
         json_files(&self.releases_dir(chapter))
     }
 
