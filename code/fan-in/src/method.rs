@@ -27,6 +27,9 @@ pub struct MethodPlan {
     /// points the claims are decided on.
     pub workers: Vec<usize>,
     pub sampling: Sampling,
+    /// The ladder's steps that keep the published stop point take this
+    /// many times the samples (see `ladder_sampling`).
+    pub published_stop_samples: usize,
     /// The worker count of the counted swaps, and how many bursts each.
     pub counted_workers: usize,
     pub counted_bursts: usize,
@@ -45,6 +48,7 @@ pub fn plan(profile: Profile) -> MethodPlan {
             Sampling::new(10, 10, 80).flat(),
             Sampling::new(10, 30, 250).flat(),
         ),
+        published_stop_samples: 2,
         counted_workers: profile.pick(8, 1024, 1024),
         counted_bursts: profile.pick(3, 6, 10),
         // Long enough for a few hundred samples of each design in full.
@@ -52,6 +56,24 @@ pub fn plan(profile: Profile) -> MethodPlan {
     }
 }
 // ANCHOR_END: method_plan
+
+impl MethodPlan {
+    /// The sampling of one ladder step. Under the published stop point (the
+    /// swap's iteration ends when its first worker finishes) each iteration
+    /// is a race with two outcomes: one worker done at once, or the whole
+    /// backlog first. Samples fall near one time or the other, so these
+    /// steps take more of them and the ladder reads their mean
+    /// (`book::views::LADDER_STAT`).
+    pub fn ladder_sampling(&self, step: Step) -> Sampling {
+        match step.recipe().stop {
+            ladder::Stop::Published => Sampling {
+                samples: self.sampling.samples * self.published_stop_samples,
+                ..self.sampling
+            },
+            ladder::Stop::SinkHasAll => self.sampling,
+        }
+    }
+}
 
 /// A method choice of the fair experiment that a careful reproducer could
 /// make differently. Each changes one thing of the fair experiment.
@@ -347,7 +369,7 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
             design.label()
         ));
         data.ladder
-            .push(time_step(lab, &mut rig, plan.sampling, (design, s, w))?);
+            .push(time_step(lab, &mut rig, plan.ladder_sampling(s), (design, s, w))?);
     }
     rig.finish()?;
     for variation in Variation::ALL {
@@ -456,4 +478,23 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
         });
     }
     Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_steps_under_the_published_stop_point_take_twice_the_samples() {
+        for profile in [Profile::Smoke, Profile::Quick, Profile::Full] {
+            let plan = plan(profile);
+            for step in Step::ALL {
+                let want = if step < Step::SameStopPoint { 2 } else { 1 };
+                let got = plan.ladder_sampling(step);
+                assert_eq!(got.samples, want * plan.sampling.samples, "{profile} {step:?}");
+                assert_eq!(got.measurement, plan.sampling.measurement);
+                assert!(got.flat);
+            }
+        }
+    }
 }

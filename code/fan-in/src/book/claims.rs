@@ -21,7 +21,7 @@ pub(super) const CLAIMS: &[Claim] = &[
             "With very few workers, the std::sync::Mutex swap is slower than the mpsc design.",
         source: SOURCE,
         rule: "At the fewest workers a row measured, over the TCP sink: std Mutex swap ÷ mpsc \
-               unbounded (medians, 95 % interval) is at least 1 + MIN_EFFECT (1.25×). Holds when \
+               unbounded (medians; means on the ladder; 95 % interval) is at least 1 + MIN_EFFECT (1.25×). Holds when \
                the whole interval is at or above it, does not hold when it lies wholly below, \
                inconclusive when it straddles it. The headline comes from the verdict map: holds \
                or does not hold when every decided row agrees, else \"holds only when\" the rows \
@@ -33,7 +33,7 @@ pub(super) const CLAIMS: &[Claim] = &[
         statement: "As workers grow, the std::sync::Mutex swap soon beats mpsc, by a wide margin \
                     at thousands of workers.",
         source: SOURCE,
-        rule: "Over the TCP sink, mpsc unbounded ÷ std Mutex swap (medians, 95 % interval) is at \
+        rule: "Over the TCP sink, mpsc unbounded ÷ std Mutex swap (medians; means on the ladder; 95 % interval) is at \
                least 1 + MIN_EFFECT (1.25×) at every count a row measured from 8 workers up, and \
                at least 10× (the wide margin) at its largest count, which must be in the \
                thousands. Does not hold if one of these intervals lies wholly below its line, \
@@ -45,7 +45,7 @@ pub(super) const CLAIMS: &[Claim] = &[
             "Using tokio::sync::Mutex for the swap is roughly 25x slower than std::sync::Mutex.",
         source: SOURCE,
         rule: "Over the TCP sink, the geometric mean across a row's worker counts of tokio swap \
-               ÷ std swap (medians; its 95 % interval bootstrapped by resampling every count's \
+               ÷ std swap (medians, means on the ladder; its 95 % interval bootstrapped by resampling every count's \
                timings at once) lies within FAN3_TOLERANCE (a factor 2) of 25×, 12.5× to 50×: a \
                band far wider than the run-to-run spread. Does not hold if the interval lies \
                wholly outside, inconclusive if it straddles an end. Headline from the verdict \
@@ -60,7 +60,7 @@ pub(super) const CLAIMS: &[Claim] = &[
                at least 16 messages per write call; mpsc unbounded ÷ swap is at least \
                1 + MIN_EFFECT (1.25×), the swap winning; and mpsc with recv_many (a channel that \
                also writes in batches) removes at least 90 % of the time by which mpsc unbounded \
-               trails the swap (medians, bootstrapped 95 % interval). Does not hold if fewer \
+               trails the swap (medians, means on the ladder; bootstrapped 95 % interval). Does not hold if fewer \
                messages per call, if the swap does not win by the minimum effect, or if the \
                share's interval lies wholly below 90 %; inconclusive if an interval straddles \
                its line. Rows without recv_many cannot decide it. Headline from the verdict map \

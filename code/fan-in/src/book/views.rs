@@ -125,11 +125,18 @@ pub(super) fn fair(d: &FanInData, stat: Statistic) -> View<'_> {
     v
 }
 
+/// The statistic the ladder reads: criterion's mean, the estimate it prints
+/// and so the one the post reported. Under the published stop point a
+/// step's samples gather near two times (`MethodPlan::ladder_sampling`),
+/// and a median lands on whichever holds more of them: the mean weighs
+/// both.
+pub(super) const LADDER_STAT: Statistic = Statistic::Mean;
+
 /// One step of the ladder, at the method's worker counts. A design the
 /// step does not change keeps its last measured step; the mpsc inbox on the
 /// book's rig is the sweep's own point.
 pub(super) fn ladder(d: &FanInData, step: Step) -> View<'_> {
-    let mut v = View::new("ladder", step.setting(), Statistic::Median);
+    let mut v = View::new("ladder", step.setting(), LADDER_STAT);
     v.as_published = step == Step::AsPublished;
     for &w in &d.method.workers {
         for design in [
