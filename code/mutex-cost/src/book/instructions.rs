@@ -13,13 +13,6 @@ use crate::Variant;
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    if d.instructions.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "The instruction counts",
-        )]);
-    }
     let mut counts = Table::new(
         "Instructions callgrind counted per operation on the thread that polls the work (Valgrind's callgrind, \
          event Ir): the difference of two counts, one with three times the operations of the other, divided by \

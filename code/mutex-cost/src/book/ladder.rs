@@ -78,8 +78,5 @@ pub(super) fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
         ]);
     }
     blocks.push(Block::Table(t));
-    if d.in_task.is_empty() || d.task_per_future.is_empty() {
-        blocks.push(Block::not_in_run("mutex-cost", run.machine(), "The ladder"));
-    }
     Ok(blocks)
 }

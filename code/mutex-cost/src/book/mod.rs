@@ -47,33 +47,20 @@ pub struct Data {
     pub coop: CoopProbe,
     pub heartbeat: Vec<HeartbeatResult>,
     /// The ladder: the published round in one spawned task on a worker.
-    /// Absent in runs measured before the verdict maps.
-    #[serde(default)]
     pub in_task: Vec<RoundTiming>,
     /// The ladder: every future of the published round a task of its own.
-    /// Absent in runs measured before the verdict maps.
-    #[serde(default)]
     pub task_per_future: Vec<RoundTiming>,
-    /// Allocator × driver × lock, a fresh process per sample. Absent in runs
-    /// measured before the verdict maps.
-    #[serde(default)]
+    /// Allocator × driver × lock, a fresh process per sample.
     pub sensitivity: Vec<SampledRounds>,
-    /// Polls of the published round, counted. Absent in runs measured
-    /// before the verdict maps.
-    #[serde(default)]
+    /// Polls of the published round, counted.
     pub polls: Vec<PollCount>,
     /// Instructions per operation of each `counted` case (callgrind).
-    /// Absent in runs measured before the verdict maps.
-    #[serde(default)]
     pub instructions: Vec<harness::PerOp>,
     /// Bytes of one future of the published round, per lock (std, tokio,
-    /// tokio budget first). Absent in runs measured before the verdict maps.
-    #[serde(default)]
+    /// tokio budget first).
     pub future_bytes: Vec<(crate::drivers::Lock, u64)>,
     /// CPU profiles of the std and tokio counters in both shapes
-    /// (`crate::profiles`). Absent in runs measured before them; left out
-    /// when empty, so such a run's checksum still matches.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// (`crate::profiles`).
     pub profiles: Vec<crate::profiles::RoundProfile>,
 }
 

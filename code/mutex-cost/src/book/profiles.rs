@@ -26,13 +26,6 @@ fn find(d: &Data, shape: ProfiledShape, variant: Variant) -> Result<&RoundProfil
 
 pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    if run.data.profiles.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "CPU profiles",
-        )]);
-    }
     let mut blocks = Vec::new();
     for shape in ProfiledShape::ALL {
         let std = find(&run.data, shape, Variant::StdMutex)?;

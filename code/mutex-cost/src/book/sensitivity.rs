@@ -70,13 +70,6 @@ fn caption(d: &Data, machine: &str, what: &str) -> String {
 pub(super) fn grid(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    if d.sensitivity.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "The sensitivity grid",
-        )]);
-    }
     let allocs = allocators(d);
     let mut header = vec!["Driver and runtime", "Lock"];
     header.extend(allocs.iter().map(|a| a.label()));
@@ -113,13 +106,6 @@ pub(super) fn grid(book: &Book<Data>) -> Result<Vec<Block>> {
 pub(super) fn chart(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    if d.sensitivity.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "The sensitivity grid",
-        )]);
-    }
     let mut bars = Vec::new();
     for a in allocators(d) {
         for (driver, rt) in settings(d) {
@@ -165,13 +151,6 @@ fn mean(xs: &[f64]) -> f64 {
 pub(super) fn causes(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    if d.sensitivity.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "The sensitivity grid",
-        )]);
-    }
     let mut t = Table::new(
         caption(
             d,
@@ -240,13 +219,6 @@ pub(super) fn causes(book: &Book<Data>) -> Result<Vec<Block>> {
 pub(super) fn polls(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    if d.polls.is_empty() {
-        return Ok(vec![Block::not_in_run(
-            "mutex-cost",
-            run.machine(),
-            "The poll counts",
-        )]);
-    }
     let mut t = Table::new(
         "One published round per row, every future and the join_all wrapped in a counter of polls: counts, not \
          timings, the same on every machine and every run. With nobody else using the lock, every Pending is the \

@@ -114,27 +114,33 @@ fn long_runs_setting(d: &Data) -> String {
     )
 }
 
-pub(super) fn lat5(run: &Run<Data>) -> Result<Verdict> {
+/// A back-pressure claim's map: a row per step of the ladder over every
+/// setting, a row per setting with the fair method, and the long runs
+/// (shown, not deciding).
+fn back_pressure_map<S: Copy>(
+    id: &str,
+    run: &Run<Data>,
+    all: &[S],
+    label: impl Fn(S) -> String,
+    step: impl Fn(&Data, Step, &[S]) -> Result<Decided>,
+    long_runs: Decided,
+) -> Result<Verdict> {
     let d = &run.data;
-    let all: Vec<(usize, usize)> = settings().collect();
     let mut rows = Vec::new();
     for s in STEPS {
+        let decided = step(d, s, all)?;
         rows.push(condition(
             s.axis,
             s.setting,
             s.as_published,
             s.fair,
-            lat5_step(d, s, &all)?,
+            decided,
         ));
     }
-    for &(tasks, bound) in &all {
-        rows.push(condition(
-            "setting",
-            &format!("{} (fair experiment)", setting_label(tasks, bound)),
-            false,
-            false,
-            lat5_step(d, fair_step(), &[(tasks, bound)])?,
-        ));
+    for &one in all {
+        let setting = format!("{} (fair experiment)", label(one));
+        let decided = step(d, fair_step(), &[one])?;
+        rows.push(condition("setting", &setting, false, false, decided));
     }
     rows.push(
         condition(
@@ -142,49 +148,40 @@ pub(super) fn lat5(run: &Run<Data>) -> Result<Verdict> {
             &long_runs_setting(d),
             false,
             false,
-            long_runs_lat5(d)?,
+            long_runs,
         )
         .not_deciding(LONG_RUN_UNDECIDED),
     );
-    Ok(verdict_of("LAT-5", run, rows))
+    Ok(verdict_of(id, run, rows))
+}
+
+pub(super) fn lat5(run: &Run<Data>) -> Result<Verdict> {
+    let all: Vec<(usize, usize)> = settings().collect();
+    let label = |(tasks, bound)| setting_label(tasks, bound);
+    back_pressure_map(
+        "LAT-5",
+        run,
+        &all,
+        label,
+        lat5_step,
+        long_runs_lat5(&run.data)?,
+    )
 }
 
 pub(super) fn lat6(run: &Run<Data>) -> Result<Verdict> {
-    let d = &run.data;
     let all: Vec<(&str, usize)> = BP_CHANNELS
         .iter()
         .flat_map(|&c| TASKS.into_iter().map(move |t| (c, t)))
         .collect();
-    let mut rows = Vec::new();
-    for s in STEPS {
-        rows.push(condition(
-            s.axis,
-            s.setting,
-            s.as_published,
-            s.fair,
-            lat6_step(d, s, &all)?,
-        ));
-    }
-    for &(channel, tasks) in &all {
-        rows.push(condition(
-            "setting",
-            &format!("{channel}, {tasks} tasks (fair experiment)"),
-            false,
-            false,
-            lat6_step(d, fair_step(), &[(channel, tasks)])?,
-        ));
-    }
-    rows.push(
-        condition(
-            "messages per run",
-            &long_runs_setting(d),
-            false,
-            false,
-            long_runs_lat6(d)?,
-        )
-        .not_deciding(LONG_RUN_UNDECIDED),
-    );
-    Ok(verdict_of("LAT-6", run, rows))
+    let label = |(channel, tasks)| format!("{channel}, {tasks} tasks");
+    back_pressure_map(
+        "LAT-6",
+        run,
+        &all,
+        label,
+        lat6_step,
+        long_runs_lat6(&run.data)?,
+    )
 }
 
 #[cfg(test)]
