@@ -155,7 +155,7 @@ pub struct Params {
     /// Producer counts for the throughput and lock-hold experiments.
     pub producers: Vec<u64>,
     /// Producer counts at which every design meets every wait strategy;
-    /// the quick and full profiles reach FAN-4's "at scale" with one.
+    /// every profile reaches FAN-4's "at scale" with one.
     pub wait_producers: Vec<u64>,
     /// Messages in one burst, split evenly over the producers: the same total
     /// at every producer count, so throughputs compare directly.

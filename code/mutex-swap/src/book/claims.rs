@@ -3,8 +3,8 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
 
-use super::{Data, Experiment, Measured};
-use crate::{Design, Wait};
+use super::{Data, Experiment, Key, Measured};
+use crate::{Design, Wait, LIGHT_WORK};
 
 const SOURCE: &str =
     "[buffered-mpsc: mpsc vs mutex-swap fan-in](https://github.com/JuxhinDB/buffered-mpsc)";
@@ -85,6 +85,27 @@ const SETTINGS: [Setting; 4] = [
         as_published: false,
     },
 ];
+
+impl Setting {
+    /// Whether `key` is one of the two points this row compares.
+    fn reads(&self, (experiment, design, wait, producers, work_rounds): Key) -> bool {
+        let (swap_in, pop_in) = self.experiments;
+        producers >= FAN4_FROM_PRODUCERS
+            && work_rounds == LIGHT_WORK
+            && wait == self.wait
+            && ((experiment, design) == (swap_in, Design::StdMutexSwap)
+                || (experiment, design) == (pop_in, Design::StdMutexPopOne))
+    }
+}
+
+/// Whether a point is read by FAN-4's fair or published row, the rows that
+/// get `Params::decisive_repeats` rounds.
+pub fn decides(key: Key) -> bool {
+    SETTINGS
+        .iter()
+        .filter(|s| s.fair || s.as_published)
+        .any(|s| s.reads(key))
+}
 
 /// A setting's points: at every producer count from 128 up where it has
 /// both, the std swap with the ratio one message per lock ÷ swap of their

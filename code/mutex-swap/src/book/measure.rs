@@ -4,7 +4,6 @@ use anyhow::Result;
 use harness::timing::{Sampling, Timing};
 use harness::{Lab, Profile};
 
-use super::claims::FAN4_FROM_PRODUCERS;
 use super::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
 use crate::cpu::cache_line_bytes;
 use crate::experiment::{run_bursts_for, time_bursts, worker_threads, Passes, PointSpec};
@@ -48,21 +47,10 @@ pub fn plan_for(producers: &[u64], wait_producers: &[u64]) -> Vec<Key> {
     plan
 }
 
-/// Whether FAN-4 is decided on this point (see `claims::fan4_rows`), so
-/// that it gets `Params::decisive_repeats` rounds: the std swap and one
-/// message per lock from 128 producers up, with the Notify consumer (the
-/// fair row) and with the busy-polling one (the published consumer).
-pub fn is_decisive((experiment, design, wait, producers, work_rounds): Key) -> bool {
-    let pair = matches!(design, Design::StdMutexSwap | Design::StdMutexPopOne);
-    let fair = matches!(
-        (experiment, design),
-        (Experiment::Throughput, Design::StdMutexSwap)
-            | (Experiment::LockHold, Design::StdMutexPopOne)
-    );
-    producers >= FAN4_FROM_PRODUCERS
-        && work_rounds == LIGHT_WORK
-        && ((fair && wait == Wait::Notify)
-            || (pair && experiment == Experiment::Wait && wait == Wait::BusyPoll))
+/// Whether FAN-4 is decided on this point (`claims::decides`), so that it
+/// gets `Params::decisive_repeats` rounds.
+pub fn is_decisive(key: Key) -> bool {
+    super::claims::decides(key)
 }
 
 fn work_cost(lab: &Lab, sampling: Sampling, work_rounds: u32) -> Result<WorkCost> {
