@@ -368,8 +368,12 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
             s.label(),
             design.label()
         ));
-        data.ladder
-            .push(time_step(lab, &mut rig, plan.ladder_sampling(s), (design, s, w))?);
+        data.ladder.push(time_step(
+            lab,
+            &mut rig,
+            plan.ladder_sampling(s),
+            (design, s, w),
+        )?);
     }
     rig.finish()?;
     for variation in Variation::ALL {
@@ -491,7 +495,11 @@ mod tests {
             for step in Step::ALL {
                 let want = if step < Step::SameStopPoint { 2 } else { 1 };
                 let got = plan.ladder_sampling(step);
-                assert_eq!(got.samples, want * plan.sampling.samples, "{profile} {step:?}");
+                assert_eq!(
+                    got.samples,
+                    want * plan.sampling.samples,
+                    "{profile} {step:?}"
+                );
                 assert_eq!(got.measurement, plan.sampling.measurement);
                 assert!(got.flat);
             }
