@@ -55,6 +55,8 @@ pub struct Passes {
     pub empty_passes: u64,
     /// The largest number of messages one pass moved.
     pub max_batch: u64,
+    /// Each burst's largest pass, summed over the bursts.
+    pub largest_batches: u64,
     /// The consumer thread's CPU time, from being handed the burst to its last message.
     pub consumer_cpu_ns: u64,
     /// The sum of the bursts' timed regions.
@@ -71,6 +73,7 @@ impl Passes {
             passes_with_messages: self.passes_with_messages + other.passes_with_messages,
             empty_passes: self.empty_passes + other.empty_passes,
             max_batch: self.max_batch.max(other.max_batch),
+            largest_batches: self.largest_batches + other.largest_batches,
             consumer_cpu_ns: self.consumer_cpu_ns + other.consumer_cpu_ns,
             wall_ns: self.wall_ns + other.wall_ns,
         }
@@ -79,6 +82,13 @@ impl Passes {
     /// Mean messages per pass that found any: the batching effect.
     pub fn messages_per_pass(&self) -> f64 {
         self.messages as f64 / self.passes_with_messages.max(1) as f64
+    }
+
+    /// Mean messages per pass with each burst's largest pass left out: the
+    /// pass after the consumer lost its core, which can hold a whole burst.
+    pub fn messages_per_pass_without_largest(&self) -> f64 {
+        (self.messages - self.largest_batches) as f64
+            / self.passes_with_messages.saturating_sub(self.bursts).max(1) as f64
     }
 
     /// The consumer's CPU time as a share of one core over the timed regions.
@@ -344,6 +354,7 @@ impl<D: Inbox> Burster<D> {
         p.passes_with_messages += report.passes_with_messages;
         p.empty_passes += report.empty_passes;
         p.max_batch = p.max_batch.max(report.max_batch);
+        p.largest_batches += report.max_batch;
         p.consumer_cpu_ns += report.cpu_ns;
         p.wall_ns += elapsed.as_nanos() as u64;
         Ok(elapsed)
@@ -510,20 +521,22 @@ mod tests {
     #[test]
     fn rounds_of_a_point_merge_into_one_record() {
         let a = Passes {
-            bursts: 10,
+            bursts: 2,
             messages: 40,
             passes_with_messages: 4,
             empty_passes: 1,
             max_batch: 9,
+            largest_batches: 15,
             consumer_cpu_ns: 100,
             wall_ns: 200,
         };
         let b = Passes {
-            bursts: 5,
+            bursts: 1,
             messages: 20,
             passes_with_messages: 10,
             empty_passes: 3,
             max_batch: 4,
+            largest_batches: 4,
             consumer_cpu_ns: 50,
             wall_ns: 100,
         };
@@ -531,15 +544,18 @@ mod tests {
         assert_eq!(
             all,
             Passes {
-                bursts: 15,
+                bursts: 3,
                 messages: 60,
                 passes_with_messages: 14,
                 empty_passes: 4,
                 max_batch: 9,
+                largest_batches: 19,
                 consumer_cpu_ns: 150,
                 wall_ns: 300,
             }
         );
         assert_eq!(all.messages_per_pass(), 60.0 / 14.0);
+        // Each burst's largest pass out: 41 messages over 11 passes.
+        assert_eq!(all.messages_per_pass_without_largest(), 41.0 / 11.0);
     }
 }

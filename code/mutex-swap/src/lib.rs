@@ -191,7 +191,7 @@ pub fn params(profile: Profile) -> Params {
         ),
         wait_producers: profile.pick(vec![16, 256], vec![64, 256], vec![16, 1024]),
         messages_per_burst: profile.pick(1 << 12, 1 << 16, 1 << 19),
-        repeats: profile.pick(2, 2, 4),
+        repeats: profile.pick(2, 2, 3),
         decisive_repeats: profile.pick(3, 24, 24),
         // Equal samples (flat): a burst takes milliseconds, and criterion's
         // linear ramp would spend most of the run on its longest samples.

@@ -56,6 +56,15 @@ pub fn check(data: &Data) -> Result<()> {
             ps.max_batch
         );
         ensure!(
+            ps.largest_batches >= ps.max_batch.max(ps.bursts) && ps.largest_batches <= ps.messages,
+            "{what}: each burst's largest pass sums to {}, impossible with a largest batch of {} \
+             over {} bursts of {} messages",
+            ps.largest_batches,
+            ps.max_batch,
+            ps.bursts,
+            ps.messages
+        );
+        ensure!(
             ps.consumer_cpu_ns > 0 && ps.wall_ns > 0,
             "{what}: zero consumer CPU or wall time"
         );

@@ -25,15 +25,25 @@ pub const CLAIMS: &[Claim] = &[Claim {
     source: SOURCE,
     rule: "Minimum effect 20 %. A row of the verdict map holds when, at every producer count of \
            128 or more it measured, the std::sync::Mutex swap moves at least 10 messages per \
-           non-empty pass on average (95 % interval drawn over the point's rounds at or above \
-           10) and the same std::sync::Mutex taking one message per lock (no batching) takes at \
-           least 1.2 times as long per burst (bootstrapped 95 % interval of the ratio at or \
-           above 1.2). It does not hold if a batch's interval lies wholly below 10 or a ratio's \
-           wholly below 1.2; it is inconclusive if an interval straddles its line or a point \
-           has a single round. The rows: the Notify consumer (fair), the busy-polling consumer \
-           of the published bench, the yield_now consumer, and the fair points read by their \
-           median. The headline comes from the map.",
+           non-empty pass on average, each burst's largest pass left out (95 % interval drawn \
+           over the point's rounds at or above 10), and the same std::sync::Mutex taking one \
+           message per lock (no batching) takes at least 1.2 times as long per burst \
+           (bootstrapped 95 % interval of the ratio at or above 1.2). It does not hold if a \
+           batch's interval lies wholly below 8 (10 less the minimum effect) or a ratio's wholly \
+           below 1.2; it is inconclusive otherwise, or if a point has a single round. The rows: \
+           the Notify consumer (fair), the busy-polling consumer of the published bench, the \
+           yield_now consumer, the fair points read by their median, and the fair points with \
+           every pass counted. The headline comes from the map.",
 }];
+
+/// Which passes a batch is averaged over.
+#[derive(Clone, Copy, PartialEq)]
+enum BatchOver {
+    /// Each burst's largest pass left out (`Measured::steady_batch`).
+    Steady,
+    /// Every pass (`Measured::batch`).
+    Every,
+}
 
 /// One way of measuring FAN-4: which points it compares and how it reads them.
 struct Setting {
@@ -43,17 +53,19 @@ struct Setting {
     experiments: (Experiment, Experiment),
     wait: Wait,
     statistic: Statistic,
+    batch: BatchOver,
     fair: bool,
     as_published: bool,
 }
 
-const SETTINGS: [Setting; 4] = [
+const SETTINGS: [Setting; 5] = [
     Setting {
         axis: "consumer wait",
         setting: "Notify consumer",
         experiments: (Experiment::Throughput, Experiment::LockHold),
         wait: Wait::Notify,
         statistic: Statistic::Mean,
+        batch: BatchOver::Steady,
         fair: true,
         as_published: false,
     },
@@ -63,6 +75,7 @@ const SETTINGS: [Setting; 4] = [
         experiments: (Experiment::Wait, Experiment::Wait),
         wait: Wait::BusyPoll,
         statistic: Statistic::Mean,
+        batch: BatchOver::Steady,
         fair: false,
         as_published: true,
     },
@@ -72,6 +85,7 @@ const SETTINGS: [Setting; 4] = [
         experiments: (Experiment::Wait, Experiment::Wait),
         wait: Wait::YieldNow,
         statistic: Statistic::Mean,
+        batch: BatchOver::Steady,
         fair: false,
         as_published: false,
     },
@@ -81,6 +95,17 @@ const SETTINGS: [Setting; 4] = [
         experiments: (Experiment::Throughput, Experiment::LockHold),
         wait: Wait::Notify,
         statistic: Statistic::Median,
+        batch: BatchOver::Steady,
+        fair: false,
+        as_published: false,
+    },
+    Setting {
+        axis: "batch",
+        setting: "every pass counted, the burst's first wait for a core included",
+        experiments: (Experiment::Throughput, Experiment::LockHold),
+        wait: Wait::Notify,
+        statistic: Statistic::Mean,
+        batch: BatchOver::Every,
         fair: false,
         as_published: false,
     },
@@ -149,8 +174,21 @@ pub fn decisive_estimates(data: &Data) -> Vec<(String, Estimate)> {
     out
 }
 
+/// "Many messages per pass": holds when the batch's interval clears 10,
+/// does not hold when it lies wholly below 10 less the minimum effect: the
+/// batch moves between runs by more than its interval within one run.
+fn batch_outcome(batch: &Estimate) -> Outcome {
+    match Outcome::at_least(batch, FAN4_MIN_BATCH) {
+        Outcome::Holds => Outcome::Holds,
+        _ => match Outcome::at_least(batch, FAN4_MIN_BATCH * (1.0 - MIN_EFFECT)) {
+            Outcome::DoesNotHold => Outcome::DoesNotHold,
+            _ => Outcome::Inconclusive,
+        },
+    }
+}
+
 /// The rule on one row: every point from 128 producers up must batch clear
-/// of 10 and lose clearly to the swap without batching. `None` when the
+/// of 10 (`batch_outcome`) and lose clearly to the swap without batching. `None` when the
 /// run has no such point for the row.
 fn fan4_row(data: &Data, s: &Setting) -> Option<Condition> {
     let at_scale = fan4_points(data, s);
@@ -160,23 +198,27 @@ fn fan4_row(data: &Data, s: &Setting) -> Option<Condition> {
     let mut parts = Vec::new();
     let mut figures = Vec::new();
     for (swap, r) in &at_scale {
-        let batch = swap.batch();
-        parts.push(batch.map_or(Outcome::Inconclusive, |b| {
-            Outcome::at_least(&b, FAN4_MIN_BATCH)
-        }));
+        let (batch, mean) = match s.batch {
+            BatchOver::Steady => (
+                swap.steady_batch(),
+                swap.passes.messages_per_pass_without_largest(),
+            ),
+            BatchOver::Every => (swap.batch(), swap.passes.messages_per_pass()),
+        };
+        parts.push(batch.map_or(Outcome::Inconclusive, |b| batch_outcome(&b)));
         parts.push(Outcome::at_least(r, 1.0 + MIN_EFFECT));
         let batch = batch.map_or_else(
-            || {
-                format!(
-                    "{} (one round: no interval)",
-                    Unit::Plain.show(swap.passes.messages_per_pass())
-                )
-            },
+            || format!("{} (one round: no interval)", Unit::Plain.show(mean)),
             |b| b.show(Unit::Plain),
         );
         figures.push(format!(
-            "{} producers: {batch} messages per pass; one per lock {} the swap's time",
+            "{} producers: {batch} messages per pass{}; one per lock {} the swap's time",
             swap.producers,
+            if s.batch == BatchOver::Every {
+                " (every pass)"
+            } else {
+                ""
+            },
             r.show(Unit::Ratio)
         ));
     }

@@ -80,6 +80,23 @@ impl Measured {
             .collect();
         harness::stats::ratio_of_sums(&rounds).ok()
     }
+
+    /// The same with each burst's largest pass left out (its interval drawn
+    /// the same way): the pass after the consumer waited for a core at the
+    /// burst's start, which can hold half of a short burst and would make
+    /// the mean depend on the burst's length. `None` with a single round.
+    pub fn steady_batch(&self) -> Option<Estimate> {
+        let rounds: Vec<(f64, f64)> = self
+            .rounds
+            .iter()
+            .map(|r| {
+                let messages = r.messages.saturating_sub(r.largest_batches);
+                let passes = r.passes_with_messages.saturating_sub(r.bursts);
+                (messages as f64, passes as f64)
+            })
+            .collect();
+        harness::stats::ratio_of_sums(&rounds).ok()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
