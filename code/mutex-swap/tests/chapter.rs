@@ -335,7 +335,7 @@ fn the_map_names_the_consumer_under_which_the_claim_fails() {
             ("yield_now consumer", false, false),
             ("median burst time instead of the mean", false, false),
             (
-                "every pass counted, the burst's first wait for a core included",
+                "every pass counted, each burst's largest included",
                 false,
                 false
             ),
@@ -403,7 +403,7 @@ fn a_burst_whose_first_pass_takes_half_of_it_batches_many_only_when_every_pass_c
     let v = &vs[0];
     assert_eq!(
         v.headline(),
-        "holds only when every pass counted, the burst's first wait for a core included",
+        "holds only when every pass counted, each burst's largest included",
         "{v:?}"
     );
     let every = v.conditions.iter().find(|c| c.axis == "batch").unwrap();

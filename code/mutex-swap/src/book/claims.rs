@@ -101,7 +101,7 @@ const SETTINGS: [Setting; 5] = [
     },
     Setting {
         axis: "batch",
-        setting: "every pass counted, the burst's first wait for a core included",
+        setting: "every pass counted, each burst's largest included",
         experiments: (Experiment::Throughput, Experiment::LockHold),
         wait: Wait::Notify,
         statistic: Statistic::Mean,

@@ -82,9 +82,9 @@ impl Measured {
     }
 
     /// The same with each burst's largest pass left out (its interval drawn
-    /// the same way): the pass after the consumer waited for a core at the
-    /// burst's start, which can hold half of a short burst and would make
-    /// the mean depend on the burst's length. `None` with a single round.
+    /// the same way): the pass after the consumer's longest wait for a core,
+    /// which can hold half of a short burst and would make the mean depend
+    /// on the burst's length. `None` with a single round.
     pub fn steady_batch(&self) -> Option<Estimate> {
         let rounds: Vec<(f64, f64)> = self
             .rounds
