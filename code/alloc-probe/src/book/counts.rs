@@ -124,10 +124,10 @@ pub(super) fn measure(lab: &Lab) -> Result<Vec<CreationCount>> {
 /// name, more instructions for more channels, and `per_op` the difference it
 /// says it is.
 pub(super) fn check(counts: &[CreationCount]) -> Result<()> {
-    // Absent in runs measured before instruction counts.
-    if counts.is_empty() {
-        return Ok(());
-    }
+    ensure!(
+        !counts.is_empty(),
+        "no instruction counts: every run counts the channels' creation with callgrind"
+    );
     for k in counts {
         ensure!(
             SCENARIOS.iter().any(|s| s.name == k.scenario),
@@ -200,14 +200,6 @@ pub(super) fn check(counts: &[CreationCount]) -> Result<()> {
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
-        if run.data.creation_counts.is_empty() {
-            blocks.push(Block::not_in_run(
-                "alloc-probe",
-                run.machine(),
-                "Instruction counts",
-            ));
-            continue;
-        }
         for s in SCENARIOS.iter().filter(|s| !channels_in(run, s).is_empty()) {
             blocks.push(Block::Table(table(run, s)));
         }

@@ -31,8 +31,6 @@ pub struct AllocData {
     pub sweep: Vec<GridPoint>,
     pub scenarios: Vec<ScenarioResult>,
     /// Instructions to create and drop each channel, counted by callgrind.
-    /// Absent in runs measured before instruction counts.
-    #[serde(default)]
     pub creation_counts: Vec<CreationCount>,
 }
 
