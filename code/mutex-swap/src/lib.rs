@@ -4,7 +4,8 @@
 //!
 //! The crate reads top-down: the designs and wait strategies are listed here,
 //! one module each; [`experiment`] runs one burst of messages through a design;
-//! [`book`] turns the experiments into the chapter's results and exhibits.
+//! [`run`] runs the experiments into the chapter's results; [`book`] reads
+//! the results into the page's exhibits and the verdict.
 //!
 //! A `std::sync::MutexGuard` held across an `.await` makes the future `!Send`,
 //! so `tokio::spawn` refuses it. This doctest is the rejected form and must
@@ -26,6 +27,7 @@ pub mod guard_across_await;
 pub mod inbox;
 pub mod lock_free_stack;
 pub mod parking_lot_swap;
+pub mod run;
 pub mod sharded_swap;
 pub mod std_mutex_drain_locked;
 pub mod std_mutex_pop_one;

@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    harness::chapter_main::<mutex_swap::book::MutexSwap>()
+    harness::chapter_main::<mutex_swap::run::MutexSwap>()
 }

@@ -6,7 +6,7 @@ use harness::fixtures;
 use harness::results::{ResultsFile, Store};
 use harness::timing::{Estimate, Timing};
 use harness::{Block, Chapter, Lab, Outcome, Profile, Progress};
-use mutex_swap::book::{Data, Experiment, MutexSwap};
+use mutex_swap::run::{Data, Experiment, MutexSwap};
 use mutex_swap::{Design, Wait};
 
 /// One smoke run shared by the tests of this file.

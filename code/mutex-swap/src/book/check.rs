@@ -3,9 +3,9 @@
 //! there once.
 use anyhow::{bail, ensure, Context, Result};
 
-use super::measure::{plan_for, profile_name, PROFILED_WAITS};
 use super::{Data, Experiment, Key};
 use crate::experiment::Passes;
+use crate::run::{plan_for, profile_name, PROFILED_WAITS};
 use crate::{Wait, HEAVY_WORK, LIGHT_WORK};
 
 pub fn check(data: &Data) -> Result<()> {
@@ -120,7 +120,7 @@ fn check_bursts(what: &str, ps: &Passes, messages_per_burst: u64) -> Result<()> 
 }
 
 /// Every point once, and exactly the points the plan measures at the run's
-/// producer counts (`measure::plan_for`).
+/// producer counts (`run::plan_for`).
 fn check_shape(data: &Data) -> Result<()> {
     let mut seen: Vec<Key> = Vec::new();
     for m in &data.points {

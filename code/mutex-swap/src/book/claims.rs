@@ -3,16 +3,14 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
 
-use super::{Data, Experiment, Key, Measured};
-use crate::{Design, Wait, LIGHT_WORK};
+use crate::run::{Data, Experiment, Measured, FAN4_FROM_PRODUCERS};
+use crate::{Design, Wait};
 
 const SOURCE: &str =
     "[buffered-mpsc: mpsc vs mutex-swap fan-in](https://github.com/JuxhinDB/buffered-mpsc)";
 
 /// The smallest mean batch the rule of FAN-4 accepts as "many messages per pass".
 const FAN4_MIN_BATCH: f64 = 10.0;
-/// FAN-4 looks at producer counts from here up: "at scale".
-pub const FAN4_FROM_PRODUCERS: u64 = 128;
 /// The smallest slowdown of one message per lock read as "batching is why
 /// the swap wins": above the spread of this ratio between runs (two quick
 /// runs of ten rounds differed by 13 %), so no verdict turns on it.
@@ -111,25 +109,18 @@ const SETTINGS: [Setting; 5] = [
     },
 ];
 
+#[cfg(test)]
 impl Setting {
     /// Whether `key` is one of the two points this row compares.
-    fn reads(&self, (experiment, design, wait, producers, work_rounds): Key) -> bool {
+    fn reads(&self, key: crate::run::Key) -> bool {
+        let (experiment, design, wait, producers, work_rounds) = key;
         let (swap_in, pop_in) = self.experiments;
         producers >= FAN4_FROM_PRODUCERS
-            && work_rounds == LIGHT_WORK
+            && work_rounds == crate::LIGHT_WORK
             && wait == self.wait
             && ((experiment, design) == (swap_in, Design::StdMutexSwap)
                 || (experiment, design) == (pop_in, Design::StdMutexPopOne))
     }
-}
-
-/// Whether a point is read by FAN-4's fair or published row, the rows that
-/// get `Params::decisive_repeats` rounds.
-pub fn decides(key: Key) -> bool {
-    SETTINGS
-        .iter()
-        .filter(|s| s.fair || s.as_published)
-        .any(|s| s.reads(key))
 }
 
 /// A setting's points: at every producer count from 128 up where it has
@@ -263,4 +254,27 @@ pub fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
     Ok(vec![Block::Verdicts(
         book.runs.iter().map(fan4_verdict).collect(),
     )])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SETTINGS;
+    use crate::run::{is_decisive, plan};
+    use harness::Profile;
+
+    /// The run gives extra rounds to exactly the points FAN-4's fair and
+    /// as-published rows read, in every profile.
+    #[test]
+    fn the_decisive_points_are_the_ones_the_fair_and_published_rows_read() {
+        for profile in Profile::ALL {
+            for key in plan(profile) {
+                let read = SETTINGS
+                    .iter()
+                    .filter(|s| s.fair || s.as_published)
+                    .any(|s| s.reads(key));
+                assert_eq!(read, is_decisive(key), "{profile:?} {key:?}");
+            }
+            assert!(plan(profile).into_iter().any(is_decisive), "{profile:?}");
+        }
+    }
 }

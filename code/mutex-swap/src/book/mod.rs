@@ -1,73 +1,26 @@
-//! The chapter as the book sees it: the results one run keeps, the claim
-//! they decide, and the exhibits the page shows, each in a module of its own.
+//! The chapter as the page shows it: the claim its results decide, the
+//! rule that decides it, and the exhibits, each in a module of its own.
+//! Everything here reads results and nothing here measures: it is left out
+//! of the results' fingerprint, so a change to a caption or a rule makes
+//! no result stale (`crate::run` holds what does).
 mod batching;
 mod check;
 mod claims;
 mod lock_hold;
-mod measure;
 mod parameters;
 mod profiles;
 mod throughput;
 mod wait;
 
-use std::collections::BTreeSet;
-
-use anyhow::Result;
 use harness::chapter::{Exhibit, ExhibitKind};
-use harness::stacks::Stacks;
-use harness::timing::Timing;
-use harness::{Chapter, Claim, Estimate, Lab, Run};
-use serde::{Deserialize, Serialize};
+use harness::{Estimate, Run};
 
-use crate::experiment::Passes;
-use crate::{Design, Wait, LIGHT_WORK};
+pub use check::check;
+pub use claims::CLAIMS;
 
-pub struct MutexSwap;
-
-/// Which question a measured point answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Experiment {
-    /// Every swap design across producer counts, Notify consumer.
-    Throughput,
-    /// Every swap design, and one message per lock, against every wait
-    /// strategy, at a few producer counts.
-    Wait,
-    /// The std swap's critical section moved: draining under the lock, and
-    /// one message per lock (compared with the throughput experiment's std swap).
-    LockHold,
-}
-
-/// What identifies a point: experiment, design, wait, producers, work rounds.
-pub type Key = (Experiment, Design, Wait, u64, u32);
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Measured {
-    pub experiment: Experiment,
-    pub design: Design,
-    pub wait: Wait,
-    pub producers: u64,
-    /// Rounds of hashing the consumer does per message.
-    pub work_rounds: u32,
-    /// Criterion's estimates of one burst's timed region.
-    pub timing: Timing,
-    /// The consumer's counts over every round of the point.
-    pub passes: Passes,
-    /// The same counts round by round (they merge into `passes`).
-    pub rounds: Vec<Passes>,
-}
+use crate::run::{Data, Experiment, Key, Measured, WaitProfile};
 
 impl Measured {
-    pub fn key(&self) -> Key {
-        (
-            self.experiment,
-            self.design,
-            self.wait,
-            self.producers,
-            self.work_rounds,
-        )
-    }
-
     /// Messages per pass with a 95% interval drawn over the rounds: the
     /// batch swings with when the consumer thread gets a core, and a round
     /// is one stretch of the run. `None` with a single round, which has no
@@ -96,99 +49,6 @@ impl Measured {
             })
             .collect();
         harness::stats::ratio_of_sums(&rounds).ok()
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Data {
-    /// Worker threads of the producers' multi-thread runtime.
-    pub worker_threads: u64,
-    pub messages_per_burst: u64,
-    /// The L1 coherency line size the kernel reported, if any.
-    pub cache_line_bytes: Option<u64>,
-    /// The alignment the sharded design gives each shard.
-    pub shard_align_bytes: u64,
-    /// What the consumer's work per message costs on its own, per work level.
-    pub work_cost: Vec<WorkCost>,
-    /// Rounds pooled into every point (`Params::repeats`).
-    pub repeats: usize,
-    /// Rounds pooled into each point FAN-4 is decided on
-    /// (`Params::decisive_repeats`, never fewer than `repeats`).
-    pub decisive_repeats: usize,
-    pub points: Vec<Measured>,
-    /// CPU profiles of the std swap with each consumer the busy-cost
-    /// comparison sets side by side, busy polling first.
-    pub profiles: Vec<WaitProfile>,
-}
-
-/// Bursts of one design and wait strategy run under the CPU profiler
-/// (`harness::stacks::record`), outside any timing.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WaitProfile {
-    pub design: Design,
-    pub wait: Wait,
-    pub producers: u64,
-    /// The consumer's counts over the profiled bursts (each one validated).
-    pub passes: Passes,
-    pub stacks: Stacks,
-}
-
-impl Data {
-    /// The point of `experiment` with the light consumer work.
-    pub fn point(
-        &self,
-        experiment: Experiment,
-        design: Design,
-        wait: Wait,
-        producers: u64,
-    ) -> Result<&Measured> {
-        self.point_with(experiment, design, wait, producers, LIGHT_WORK)
-    }
-
-    pub fn point_with(
-        &self,
-        experiment: Experiment,
-        design: Design,
-        wait: Wait,
-        producers: u64,
-        work_rounds: u32,
-    ) -> Result<&Measured> {
-        harness::grid::find(
-            &self.points,
-            "the measured points",
-            (experiment, design, wait, producers, work_rounds),
-            Measured::key,
-        )
-    }
-
-    /// The producer counts `experiment` measured, smallest first.
-    pub fn producers(&self, experiment: Experiment) -> Vec<u64> {
-        let set: BTreeSet<u64> = self
-            .points
-            .iter()
-            .filter(|m| m.experiment == experiment)
-            .map(|m| m.producers)
-            .collect();
-        set.into_iter().collect()
-    }
-
-    pub fn work_cost(&self, work_rounds: u32) -> Option<&WorkCost> {
-        self.work_cost.iter().find(|w| w.work_rounds == work_rounds)
-    }
-}
-
-/// The consumer's per-message work timed alone: one iteration hashes
-/// `messages` messages into a sink.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WorkCost {
-    pub work_rounds: u32,
-    pub messages: u64,
-    pub timing: Timing,
-}
-
-impl WorkCost {
-    pub fn ns_per_message(&self) -> f64 {
-        self.timing.mean.point_ns / self.messages as f64
     }
 }
 
@@ -222,7 +82,7 @@ fn million_per_s(messages: u64, ns: f64) -> f64 {
     rate(messages, ns) / 1e6
 }
 
-const EXHIBITS: &[Exhibit<Data>] = &[
+pub const EXHIBITS: &[Exhibit<Data>] = &[
     Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,
@@ -280,22 +140,7 @@ const EXHIBITS: &[Exhibit<Data>] = &[
     },
 ];
 
-impl Chapter for MutexSwap {
-    type Data = Data;
-    const NAME: &'static str = "mutex-swap";
-    const MEASURED_CRATES: &'static [&'static str] = &["tokio", "parking_lot"];
-    const CLAIMS: &'static [Claim] = claims::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
-
-    fn measure(lab: &Lab) -> Result<Data> {
-        measure::measure(lab)
-    }
-
-    fn check(data: &Data) -> Result<()> {
-        check::check(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        claims::decisive_estimates(data)
-    }
+/// The estimates FAN-4's verdict rests on, for the precision exhibit.
+pub fn headline(data: &Data) -> Vec<(String, Estimate)> {
+    claims::decisive_estimates(data)
 }

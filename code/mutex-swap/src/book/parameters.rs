@@ -3,8 +3,8 @@
 use anyhow::Result;
 use harness::{Block, Book, Cell, Profile, Table};
 
-use super::measure::plan;
 use super::Data;
+use crate::run::plan;
 use crate::{params, HEAVY_WORK, LIGHT_WORK};
 
 pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {

@@ -47,10 +47,28 @@ pub fn plan_for(producers: &[u64], wait_producers: &[u64]) -> Vec<Key> {
     plan
 }
 
-/// Whether FAN-4 is decided on this point (`claims::decides`), so that it
-/// gets `Params::decisive_repeats` rounds.
-pub fn is_decisive(key: Key) -> bool {
-    super::claims::decides(key)
+/// FAN-4 looks at producer counts from here up: "at scale".
+pub const FAN4_FROM_PRODUCERS: u64 = 128;
+
+/// Whether FAN-4 is decided on this point, so that it gets
+/// `Params::decisive_repeats` rounds: the std swap and one message per lock
+/// from `FAN4_FROM_PRODUCERS` up, light work, with the `Notify` consumer
+/// (throughput and lock-hold experiments: the fair row) and with the
+/// busy-polling one (wait experiment: the as-published row). The verdict
+/// map's test checks that these are the points those two rows read.
+pub fn is_decisive((experiment, design, wait, producers, work_rounds): Key) -> bool {
+    producers >= FAN4_FROM_PRODUCERS
+        && work_rounds == LIGHT_WORK
+        && matches!(
+            (experiment, design, wait),
+            (Experiment::Throughput, Design::StdMutexSwap, Wait::Notify)
+                | (Experiment::LockHold, Design::StdMutexPopOne, Wait::Notify)
+                | (
+                    Experiment::Wait,
+                    Design::StdMutexSwap | Design::StdMutexPopOne,
+                    Wait::BusyPoll
+                )
+        )
 }
 
 fn work_cost(lab: &Lab, sampling: Sampling, work_rounds: u32) -> Result<WorkCost> {
