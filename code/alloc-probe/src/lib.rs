@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod book;
 pub mod probe;
+pub mod run;
 
 pub mod channels {
     pub mod crossbeam_bounded;
@@ -90,7 +91,7 @@ impl Channel {
     }
 
     /// Creates and drops `n` channels of `T`, one after the other (the work
-    /// callgrind counts: see `book::counts`).
+    /// callgrind counts: see `run::counts`).
     pub fn create<T: Payload>(self, n: u64, capacity: usize) {
         match self {
             Channel::TokioBounded => tokio_bounded::create::<T>(n, capacity),

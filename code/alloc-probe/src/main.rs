@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use alloc_probe::book::AllocProbe;
+use alloc_probe::run::AllocProbe;
 
 // dhat counts every allocation made through it; with no profiler running
 // it only forwards to the system allocator (see `probe::Alloc`).

@@ -3,8 +3,8 @@
 //! allocation in the process, so everything here runs in one test, in order,
 //! on the main thread, without libtest (`harness = false` in Cargo.toml):
 //! libtest's own threads once added 900 bytes to a probe's count.
-use alloc_probe::book::AllocProbe;
 use alloc_probe::probe::{HeapProbe, Payload};
+use alloc_probe::run::AllocProbe;
 use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES};
 use harness::cli::render_exhibit;
 use harness::measure::measure_in_memory;

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use alloc_probe::book::COUNTED;
+use alloc_probe::run::COUNTED;
 use harness::counts::per_op_in;
 
 fn binary() -> &'static Path {

@@ -1,7 +1,7 @@
 //! The chapter's pages and checks on synthetic data shaped like a real run
 //! (tokio's bytes follow the published formula), so no heap profiler runs.
-use alloc_probe::book::{AllocData, AllocProbe, CreationCount};
 use alloc_probe::probe::Footprint;
+use alloc_probe::run::{AllocData, AllocProbe, CreationCount};
 use alloc_probe::{
     Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
     SWEEP_CAPACITY, SWEEP_SIZES,

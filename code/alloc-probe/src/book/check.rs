@@ -4,7 +4,7 @@ use anyhow::{anyhow, ensure, Result};
 use super::{bytes_between, point, AllocData};
 use crate::{Channel, GridPoint, GRID_CAPACITIES, GRID_SIZES, SCENARIOS};
 
-pub(super) fn check(data: &AllocData) -> Result<()> {
+pub fn check(data: &AllocData) -> Result<()> {
     ensure!(
         data.pointer_width == 32 || data.pointer_width == 64,
         "pointer width {} is neither 32 nor 64",

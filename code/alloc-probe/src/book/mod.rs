@@ -1,111 +1,80 @@
-//! The chapter as the book sees it: what a run records, the published claims
-//! and the exhibits on the page.
+//! The chapter as the page shows it: the published claims, the rules that
+//! judge them and the exhibits. Everything here reads results and nothing
+//! here measures: it is left out of the results' fingerprint, so a change
+//! to a caption or a rule makes no result stale (`crate::run` holds what
+//! does).
 mod check;
 mod claims;
 mod counts;
 mod creation;
 mod fit;
 mod history;
-mod measure;
 mod scenarios;
 mod tables;
 
 use anyhow::{anyhow, Result};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use harness::fmt::bytes;
-use harness::{Book, Chapter, Claim, Exhibit, ExhibitKind, Lab, Run};
+use harness::{Book, Exhibit, ExhibitKind, Run};
 
-use crate::{Channel, GridPoint, ScenarioResult};
+use crate::run::AllocData;
+use crate::{Channel, GridPoint};
 
+pub use check::check;
 pub use claims::CLAIMS;
-pub use counts::{CreationCount, COUNTED};
 
-pub struct AllocProbe;
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct AllocData {
-    /// Bits in a pointer on the measuring machine (block sizes depend on it).
-    pub pointer_width: u32,
-    pub grid: Vec<GridPoint>,
-    pub sweep: Vec<GridPoint>,
-    pub scenarios: Vec<ScenarioResult>,
-    /// Instructions to create and drop each channel, counted by callgrind.
-    pub creation_counts: Vec<CreationCount>,
-}
-
-impl Chapter for AllocProbe {
-    type Data = AllocData;
-    const NAME: &'static str = "alloc-probe";
-    const MEASURED_CRATES: &'static [&'static str] = &[
-        "tokio",
-        "futures-channel",
-        "crossbeam-channel",
-        "kanal",
-        "flume",
-        "dhat",
-    ];
-    const CLAIMS: &'static [Claim] = CLAIMS;
-    const COUNTED: &'static [harness::Counted] = COUNTED;
-    const EXHIBITS: &'static [Exhibit<AllocData>] = &[
-        Exhibit {
-            name: "grid",
-            kind: ExhibitKind::Table,
-            about: "tokio bounded grid beside the published table, with an exact-match column",
-            render: tables::grid,
-        },
-        Exhibit {
-            name: "channels",
-            kind: ExhibitKind::Table,
-            about: "every channel at every stage of the grid",
-            render: tables::channels,
-        },
-        Exhibit {
-            name: "fit",
-            kind: ExhibitKind::Table,
-            about: "creation cost fitted as a * size_of::<T>() + b per channel",
-            render: fit::render,
-        },
-        Exhibit {
-            name: "history",
-            kind: ExhibitKind::Figure,
-            about: "tokio's channels at creation at every tokio release measured, and where that changed",
-            render: history::render,
-        },
-        Exhibit {
-            name: "creation-figure",
-            kind: ExhibitKind::Figure,
-            about: "bytes at creation vs message size, per channel (log-log)",
-            render: creation::render,
-        },
-        Exhibit {
-            name: "create-instructions",
-            kind: ExhibitKind::Table,
-            about: "instructions to create and drop each channel (callgrind), with tokio's ratios",
-            render: counts::render,
-        },
-        Exhibit {
-            name: "scenarios",
-            kind: ExhibitKind::Figure,
-            about: "10,000 idle channels: total heap per channel type",
-            render: scenarios::render,
-        },
-        Exhibit {
-            name: "verdicts",
-            kind: ExhibitKind::Verdicts,
-            about: "ALLOC-1 .. ALLOC-6",
-            render: claims::render,
-        },
-    ];
-
-    fn measure(lab: &Lab) -> Result<AllocData> {
-        measure::measure(lab)
-    }
-
-    fn check(data: &AllocData) -> Result<()> {
-        check::check(data)
-    }
-}
+pub const EXHIBITS: &[Exhibit<AllocData>] = &[
+    Exhibit {
+        name: "grid",
+        kind: ExhibitKind::Table,
+        about: "tokio bounded grid beside the published table, with an exact-match column",
+        render: tables::grid,
+    },
+    Exhibit {
+        name: "channels",
+        kind: ExhibitKind::Table,
+        about: "every channel at every stage of the grid",
+        render: tables::channels,
+    },
+    Exhibit {
+        name: "fit",
+        kind: ExhibitKind::Table,
+        about: "creation cost fitted as a * size_of::<T>() + b per channel",
+        render: fit::render,
+    },
+    Exhibit {
+        name: "history",
+        kind: ExhibitKind::Figure,
+        about:
+            "tokio's channels at creation at every tokio release measured, and where that changed",
+        render: history::render,
+    },
+    Exhibit {
+        name: "creation-figure",
+        kind: ExhibitKind::Figure,
+        about: "bytes at creation vs message size, per channel (log-log)",
+        render: creation::render,
+    },
+    Exhibit {
+        name: "create-instructions",
+        kind: ExhibitKind::Table,
+        about: "instructions to create and drop each channel (callgrind), with tokio's ratios",
+        render: counts::render,
+    },
+    Exhibit {
+        name: "scenarios",
+        kind: ExhibitKind::Figure,
+        about: "10,000 idle channels: total heap per channel type",
+        render: scenarios::render,
+    },
+    Exhibit {
+        name: "verdicts",
+        kind: ExhibitKind::Verdicts,
+        about: "ALLOC-1 .. ALLOC-6",
+        render: claims::render,
+    },
+];
 
 /// One row of the published tokio table.
 #[derive(Deserialize)]
