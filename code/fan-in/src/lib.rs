@@ -11,6 +11,7 @@ pub mod method;
 pub mod placement;
 pub mod plan;
 pub mod published;
+pub mod run;
 pub mod sink;
 pub mod sweep;
 

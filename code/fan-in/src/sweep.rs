@@ -8,10 +8,10 @@ use harness::timing::{Sampling, Timing};
 use harness::Lab;
 use serde::{Deserialize, Serialize};
 
-use crate::book::FanInData;
 use crate::experiment::{worker_threads, Job, Rig};
 use crate::placement::{Pins, Placement};
 use crate::plan::{plan, FREE_DESIGNS};
+use crate::run::FanInData;
 use crate::sink::SinkKind;
 use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
 

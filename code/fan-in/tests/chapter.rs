@@ -10,9 +10,9 @@ use harness::stats::{self, Statistic};
 use harness::timing::Timing;
 use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
 
-use fan_in::book::{FanIn, FanInData};
 use fan_in::placement::Placement;
 use fan_in::plan::{Plan, FREE_DESIGNS};
+use fan_in::run::{FanIn, FanInData};
 use fan_in::sink::SinkKind;
 use fan_in::sweep::Measured;
 use fan_in::Design;

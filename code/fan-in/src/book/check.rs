@@ -12,7 +12,7 @@ use crate::sink::SinkKind;
 use crate::sweep::Measured;
 use crate::Design;
 
-pub(super) fn check(data: &FanInData) -> Result<()> {
+pub fn check(data: &FanInData) -> Result<()> {
     ensure!(data.worker_threads > 0, "worker_threads is zero");
     ensure!(data.per_worker > 0, "per_worker is zero");
     ensure!(

@@ -14,7 +14,7 @@ const SOURCE: &str =
     "[the post accompanying buffered-mpsc](https://github.com/JuxhinDB/buffered-mpsc)";
 
 // ANCHOR: claims
-pub(super) const CLAIMS: &[Claim] = &[
+pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "FAN-1",
         statement:
