@@ -34,6 +34,7 @@ pub mod heartbeat;
 pub mod polls;
 pub mod probe;
 pub mod profiles;
+pub mod run;
 pub mod sensitivity;
 pub mod std_mutex_counter;
 pub mod tokio_budget_first_counter;

@@ -7,7 +7,7 @@ use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
 use harness::timing::Timing;
 use harness::{fixtures, Block, Book, Chapter, Estimate, ExhibitKind, Outcome, Profile, Progress};
-use mutex_cost::book::{Data, MutexCost};
+use mutex_cost::run::{Data, MutexCost};
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
 /// One smoke run shared by the tests of this file.

@@ -12,7 +12,7 @@ use crate::experiments::{RoundTiming, PER_OP_LOCKS};
 use crate::heartbeat::Load;
 use crate::Variant;
 
-pub(super) fn data(data: &Data) -> Result<()> {
+pub fn data(data: &Data) -> Result<()> {
     ensure!(data.cores > 0, "cores is zero");
     rounds("join_all", &data.join_all, |_| None)?;
     rounds("contended", &data.contended, |r| Some(r.runtime.workers))?;

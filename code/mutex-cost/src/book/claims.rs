@@ -66,7 +66,7 @@ const MUT_3: Claim = Claim {
            The headline is derived from the map as for MUT-1.",
 };
 
-pub(super) const CLAIMS: &[Claim] = &[MUT_1, MUT_2, MUT_3];
+pub const CLAIMS: &[Claim] = &[MUT_1, MUT_2, MUT_3];
 
 /// MUT-1's figures: tokio Mutex and std Mutex per round, join_all of
 /// 100,000 futures, and tokio ÷ std.

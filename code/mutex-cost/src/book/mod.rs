@@ -1,5 +1,8 @@
-//! The chapter as the book sees it: what a run measures, the claims it
-//! judges and the exhibits on the page, each in a module of its own.
+//! The chapter as the page shows it: the claims it judges, the rules that
+//! judge them and the exhibits, each in a module of its own. Everything
+//! here reads results and nothing here measures: it is left out of the
+//! results' fingerprint, so a change to a caption or a rule makes no result
+//! stale (`crate::run` holds what does).
 mod actor;
 mod check;
 mod claims;
@@ -8,7 +11,6 @@ mod contended;
 mod heartbeat;
 mod instructions;
 mod ladder;
-mod measure;
 mod parameters;
 mod per_op;
 mod profiles;
@@ -19,52 +21,18 @@ mod summary;
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use harness::claims::Claim;
-use harness::{grid, Cell, Chapter, Estimate, Exhibit, ExhibitKind, Lab, Point};
-use serde::{Deserialize, Serialize};
+use harness::{grid, Cell, Estimate, Exhibit, ExhibitKind, Point};
+use serde::Deserialize;
 
-use crate::experiments::{CoopProbe, HeartbeatResult, PerOpTiming, RoundTiming};
+use crate::experiments::{HeartbeatResult, PerOpTiming, RoundTiming};
 use crate::heartbeat::Load;
-use crate::polls::PollCount;
-use crate::sensitivity::SampledRounds;
+use crate::run::Data;
 use crate::{Variant, PUBLISHED_FUTURES};
 
-pub struct MutexCost;
+pub use check::data as check;
+pub use claims::CLAIMS;
 
-/// Everything one run measured.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Data {
-    /// Cores available to the run (the "all cores" worker count).
-    pub cores: usize,
-    /// Late repeats of MUT-2's points (`Plan::decisive_extra`), made at the
-    /// end of the run and pooled with the others.
-    pub decisive_extra: usize,
-    /// Published shape and scale sweep.
-    pub join_all: Vec<RoundTiming>,
-    /// Same work over spawned tasks, per worker count.
-    pub contended: Vec<RoundTiming>,
-    pub per_op: Vec<PerOpTiming>,
-    pub coop: CoopProbe,
-    pub heartbeat: Vec<HeartbeatResult>,
-    /// The ladder: the published round in one spawned task on a worker.
-    pub in_task: Vec<RoundTiming>,
-    /// The ladder: every future of the published round a task of its own.
-    pub task_per_future: Vec<RoundTiming>,
-    /// Allocator × driver × lock, a fresh process per sample.
-    pub sensitivity: Vec<SampledRounds>,
-    /// Polls of the published round, counted.
-    pub polls: Vec<PollCount>,
-    /// Instructions per operation of each `counted` case (callgrind).
-    pub instructions: Vec<harness::PerOp>,
-    /// Bytes of one future of the published round, per lock (std, tokio,
-    /// tokio budget first).
-    pub future_bytes: Vec<(crate::drivers::Lock, u64)>,
-    /// CPU profiles of the std and tokio counters in both shapes
-    /// (`crate::profiles`).
-    pub profiles: Vec<crate::profiles::RoundProfile>,
-}
-
-const EXHIBITS: &[Exhibit<Data>] = &[
+pub const EXHIBITS: &[Exhibit<Data>] = &[
     Exhibit {
         name: "reproduction",
         kind: ExhibitKind::Table,
@@ -192,43 +160,6 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         render: summary::text,
     },
 ];
-
-impl Chapter for MutexCost {
-    type Data = Data;
-    const NAME: &'static str = "mutex-cost";
-    const MEASURED_CRATES: &'static [&'static str] = &[
-        "tokio",
-        "futures",
-        "parking_lot",
-        "criterion",
-        "hdrhistogram",
-        "mimalloc",
-    ];
-    const CLAIMS: &'static [Claim] = claims::CLAIMS;
-    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
-    const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
-        &[harness::releases::ReleaseGap {
-            krate: "tokio",
-            since: crate::tokio_budget_first_counter::POLL_PROCEED_SINCE,
-            lacks: "tokio has no public `coop::poll_proceed`, so the budget-first \
-                    variant is the plain `tokio::sync::Mutex`, which in those releases \
-                    asks the budget before the lock by itself (the order changed in \
-                    1.54.0).",
-        }];
-    const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
-
-    fn measure(lab: &Lab) -> Result<Data> {
-        measure::run(lab)
-    }
-
-    fn check(data: &Data) -> Result<()> {
-        check::data(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        claims::decisive_estimates(data)
-    }
-}
 
 /// How the counter work is spread: the published shape, or spawned tasks on
 /// a number of worker threads.
@@ -366,4 +297,9 @@ fn published_at<'a>(
         |r| (r.variant.clone(), r.futures),
     )
     .ok()
+}
+
+/// The estimates MUT-1 and MUT-2 rest on, for the precision exhibit.
+pub fn headline(data: &Data) -> Vec<(String, Estimate)> {
+    claims::decisive_estimates(data)
 }
