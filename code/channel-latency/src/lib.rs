@@ -30,13 +30,14 @@ pub mod memcpy_floor;
 pub mod methods;
 pub mod payload;
 pub mod profiles;
+pub mod run;
 pub mod stack;
 pub mod std_sync_channel;
 pub mod sweep;
 pub mod tokio_mpsc;
 pub mod vec_floor;
 
-pub use book::ChannelLatency;
+pub use run::ChannelLatency;
 
 use harness::timing::Sampling;
 use harness::Profile;

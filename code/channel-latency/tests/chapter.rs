@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use channel_latency::book::Data;
+use channel_latency::run::Data;
 use channel_latency::ChannelLatency;
 use harness::cli::{check_file, render_exhibit};
 use harness::measure::measure_in_memory;

@@ -14,7 +14,7 @@ use crate::counted::case;
 use crate::methods::{method, METHODS};
 use crate::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
 
-pub(super) fn check(data: &Data) -> Result<()> {
+pub fn check(data: &Data) -> Result<()> {
     check_sweep(data)?;
     check_head_to_head(data)?;
     check_backpressure(data)?;

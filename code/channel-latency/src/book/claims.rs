@@ -34,7 +34,7 @@ const LAT3_CENTRE: f64 = 1.3;
 const LAT2_CENTRE: f64 = 1.9;
 
 // ANCHOR: claims
-pub(super) const CLAIMS: &[Claim] = &[
+pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "LAT-1",
         statement: "On x86-64, tokio mpsc and crossbeam-channel take about the same time at 1 KB and 4 KB payloads.",

@@ -1,7 +1,9 @@
-//! The chapter as the book sees it: what a run stores, the exhibits its page
-//! shows, and the words they share. The claims and their verdicts are in
-//! [`claims`], the checks an imported results file must pass in [`check`],
-//! the run itself in [`measure`].
+//! The chapter as the page shows it: the exhibits, and the words they
+//! share. The claims and their verdicts are in [`claims`], the checks an
+//! imported results file must pass in [`check`]. Everything here reads
+//! results and nothing here measures: it is left out of the results'
+//! fingerprint, so a change to a caption or a rule makes no result stale.
+//! What a run stores, and the run itself, are `crate::run`.
 mod burst_times;
 mod check;
 mod claims;
@@ -9,7 +11,6 @@ mod coordination;
 mod instructions;
 mod large_payloads;
 mod layouts;
-mod measure;
 mod other_ways;
 mod parameters;
 mod profile_exhibit;
@@ -21,135 +22,20 @@ mod ratio;
 use anyhow::Result;
 use harness::render::escape;
 use harness::stats::{ratio as ratio_of, Statistic};
-use harness::timing::Timing;
-use harness::{grid, Chapter, Claim, Estimate, Exhibit, ExhibitKind, Lab, PerOp, Point, Run};
-use serde::{Deserialize, Serialize};
+use harness::{Estimate, Exhibit, ExhibitKind, Point, Run};
 
-use crate::backpressure;
-use crate::backpressure_ladder::LadderRun;
-use crate::head_to_head::HeadToHead;
-use crate::methods::MethodPoint;
-use crate::sweep::{self, MemcpyPoint};
 use crate::{Carry, Variant, PAYLOAD_SIZES};
 
-pub struct ChannelLatency;
+use crate::run::{BurstProfile, Data, BP_CHANNELS};
 
-/// How experiment A was run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepSetup {
-    pub burst: usize,
-    pub capacity: usize,
-    pub sizes: Vec<usize>,
-    pub runtime: String,
-    /// Criterion's samples per repeat (see `repeats`).
-    pub samples: usize,
-    pub warm_up_ms: u64,
-    pub measurement_ms: u64,
-    pub pointer_width_bits: usize,
-    /// Interleaved runs of every point, pooled (`sweep_repeats`).
-    pub repeats: usize,
-    /// Windows of the head-to-head timing at each size, and bursts of each
-    /// channel per window.
-    pub head_to_head_windows: usize,
-    pub head_to_head_pairs: usize,
-}
-
-/// How experiment B was run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BackpressureSetup {
-    pub runtime: String,
-    pub worker_threads: usize,
-    pub tasks: Vec<usize>,
-    pub bounds: Vec<usize>,
-    pub messages_per_point: usize,
-}
-
-/// How experiment A was measured the other ways (`methods::METHODS`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MethodsSetup {
-    /// Windows per method and size, and samples of each channel per window.
-    pub windows: usize,
-    pub pairs: usize,
-    /// Bursts per sample of the seed's readings, per size.
-    pub sample_bursts: Vec<u64>,
-    /// Worker threads of the multi-thread runtime with one per core.
-    pub cores: usize,
-    pub fault_bursts: u64,
-    /// The machine's largest CPU cache (`cache::last_level_bytes`).
-    pub cache_bytes: Option<u64>,
-}
-
-/// How experiment B's ladder was run (`backpressure_ladder`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LadderSetup {
-    pub repeats: usize,
-    pub messages_per_run: usize,
-    pub pause_ms: u64,
-    pub worker_threads: usize,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Data {
-    pub sweep: SweepSetup,
-    pub points: Vec<sweep::Point>,
-    pub memcpy: Vec<MemcpyPoint>,
-    /// tokio against crossbeam, timed head to head at every size.
-    pub head_to_head: Vec<HeadToHead>,
-    pub backpressure: BackpressureSetup,
-    pub runs: Vec<backpressure::Run>,
-    /// Experiment A the seed's ways, the ladder's and the sensitivity
-    /// settings'.
-    pub methods: Vec<MethodPoint>,
-    pub methods_setup: Option<MethodsSetup>,
-    /// Instructions per burst, counted by callgrind (`counted::COUNTED`).
-    pub instructions: Vec<PerOp>,
-    /// Experiment B from the published method to the fair one.
-    pub ladder: Vec<LadderRun>,
-    pub ladder_setup: Option<LadderSetup>,
-    /// Sampled CPU profiles of tokio's and crossbeam's bursts
-    /// (`profiles::PROFILED`), outside any timing.
-    pub profiles: Vec<BurstProfile>,
-}
-
-/// One sampled profile of bursts run back to back.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BurstProfile {
-    pub channel: String,
-    pub bytes: usize,
-    /// Bursts run (and checked) while the profiler sampled.
-    pub bursts: u64,
-    pub stacks: harness::stacks::Stacks,
-}
-
-/// Experiment B's channels, in table order.
-const BP_CHANNELS: [&str; 2] = ["tokio", "kanal-async"];
+pub use check::check;
+pub use claims::CLAIMS;
 
 impl Data {
-    pub fn point(&self, variant: Variant, carry: Carry, bytes: usize) -> Result<&sweep::Point> {
-        grid::find(
-            &self.points,
-            "experiment A",
-            (variant.id().to_string(), carry.id().to_string(), bytes),
-            |p| (p.variant.clone(), p.carry.clone(), p.bytes),
-        )
-    }
-
-    /// Criterion's median time per burst: on a machine shared with other work,
-    /// the median resists the interference that stretches a mean.
-    pub fn median(&self, variant: Variant, carry: Carry, bytes: usize) -> Result<Estimate> {
-        Ok(self.point(variant, carry, bytes)?.timing.median)
-    }
-
     /// The ratio the verdicts rest on: tokio's time per burst over
     /// crossbeam's for a `[u8; N]` payload, timed head to head.
     pub fn tokio_over_crossbeam(&self, bytes: usize) -> Result<Estimate> {
         self.head_to_head(bytes)?.ratio()
-    }
-
-    pub fn head_to_head(&self, bytes: usize) -> Result<&HeadToHead> {
-        grid::find(&self.head_to_head, "the head-to-head timing", bytes, |h| {
-            h.bytes
-        })
     }
 
     /// tokio's median time per burst over crossbeam's, each timed alone by
@@ -161,22 +47,9 @@ impl Data {
             Statistic::Median,
         ))
     }
-
-    pub fn memcpy(&self, bytes: usize) -> Result<&Timing> {
-        Ok(&grid::find(&self.memcpy, "the memcpy floor", bytes, |m| m.bytes)?.timing)
-    }
-
-    pub fn bp(&self, channel: &str, tasks: usize, bound: usize) -> Result<&backpressure::Run> {
-        grid::find(
-            &self.runs,
-            "experiment B",
-            (channel.to_string(), tasks, bound),
-            |r| (r.channel.clone(), r.tasks, r.bound),
-        )
-    }
 }
 
-const EXHIBITS: &[Exhibit<Data>] = &[
+pub const EXHIBITS: &[Exhibit<Data>] = &[
     Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,
@@ -299,42 +172,19 @@ const EXHIBITS: &[Exhibit<Data>] = &[
     },
 ];
 
-impl Chapter for ChannelLatency {
-    type Data = Data;
-    const NAME: &'static str = "channel-latency";
-    const MEASURED_CRATES: &'static [&'static str] = &[
-        "tokio",
-        "crossbeam-channel",
-        "kanal",
-        "criterion",
-        "hdrhistogram",
-    ];
-    const CLAIMS: &'static [Claim] = claims::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
-    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
-
-    fn measure(lab: &Lab) -> Result<Data> {
-        measure::measure(lab)
-    }
-
-    fn check(data: &Data) -> Result<()> {
-        check::check(data)
-    }
-
-    /// The ratios LAT-1..LAT-4 rest on: tokio's burst time over crossbeam's,
-    /// head to head, at every size.
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        PAYLOAD_SIZES
-            .into_iter()
-            .filter_map(|bytes| {
-                let r = data.tokio_over_crossbeam(bytes).ok()?;
-                Some((
-                    format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
-                    r,
-                ))
-            })
-            .collect()
-    }
+/// The ratios LAT-1..LAT-4 rest on: tokio's burst time over crossbeam's,
+/// head to head, at every size.
+pub fn headline(data: &Data) -> Vec<(String, Estimate)> {
+    PAYLOAD_SIZES
+        .into_iter()
+        .filter_map(|bytes| {
+            let r = data.tokio_over_crossbeam(bytes).ok()?;
+            Some((
+                format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
+                r,
+            ))
+        })
+        .collect()
 }
 
 // ------------------------------------------------ words the exhibits share

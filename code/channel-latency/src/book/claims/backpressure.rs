@@ -6,7 +6,7 @@ use harness::{Estimate, Outcome, Run, Verdict};
 
 use super::{condition, not_in_run, show, verdict_of, Decided, QUEUE_MIN_EFFECT};
 use crate::book::queue_ladder::{fair_step, figure_of, setting_label, settings, Step, STEPS};
-use crate::book::{Data, BP_CHANNELS};
+use crate::run::{Data, BP_CHANNELS};
 use crate::{BOUNDS, TASKS};
 
 /// An estimate with no interval: the figure of one long run.
