@@ -5,6 +5,7 @@
 //! The variants, one module each, and the experiment's parameters:
 pub mod book;
 pub mod crossbeam_batch;
+pub mod run;
 pub mod vec_batch;
 
 /// Messages per batch, in every variant.

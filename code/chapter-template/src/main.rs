@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use chapter_template::book::Template;
+use chapter_template::run::Template;
 
 fn main() -> ExitCode {
     harness::chapter_main::<Template>()

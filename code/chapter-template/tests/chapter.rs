@@ -1,5 +1,5 @@
 //! The template measures what it says and decides its claim from the data.
-use chapter_template::book::{Data, Template};
+use chapter_template::run::{Data, Template};
 use chapter_template::{crossbeam_batch, vec_batch, BATCH, EXPECTED_SUM};
 use harness::timing::Timing;
 use harness::{fixtures, Outcome};

@@ -8,13 +8,15 @@ use sha2::{Digest, Sha256};
 use crate::measure::profile::Profile;
 
 /// Hash of what decides a chapter's numbers: the chapter crate's manifest,
-/// `src/` and build script (not its tests or benches), the measuring half of the harness
-/// (`harness/src/measure/`), the third-party packages the chapter depends on
-/// (its closure in `Cargo.lock`, dev-dependencies left out), the compiler and
-/// the profile. The harness's rendering half (`harness/src/render/`) is left
-/// out on purpose: how every table and figure is drawn can change without
-/// making any chapter stale. A chapter's own `src/book/` is in, because its
-/// measuring code lives there too; the page's markdown is not.
+/// `src/` but `src/book/`, and build script (not its tests or benches), the
+/// measuring half of the harness (`harness/src/measure/`), the third-party
+/// packages the chapter depends on (its closure in `Cargo.lock`,
+/// dev-dependencies left out), the compiler and the profile. What only reads
+/// results is left out on purpose: the harness's rendering half
+/// (`harness/src/render/`) and each chapter's `src/book/` (exhibits, claims,
+/// checks) can change without making any chapter stale. A test keeps the
+/// chapters' measuring code from using `src/book/`
+/// (`measuring_code_does_not_read_the_book`).
 pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
     hash(code_dir, crate_name, profile, true)
 }
@@ -31,6 +33,8 @@ fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Resu
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
+    let book = crate_dir.join("src").join(RENDERING_HALF);
+    files.retain(|f| !f.starts_with(&book));
     // A build script decides what is compiled in (which of tokio's API a
     // release offers), and so does the shared code it includes.
     let build = crate_dir.join("build.rs");
@@ -63,8 +67,51 @@ fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Resu
     Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
 }
 
+/// Lines of a chapter's measuring code (its `src/` but `src/book/`) that
+/// use the rendering half, as `file:line: text`. The fingerprint leaves
+/// `src/book/` out, which is sound only while nothing that runs or records
+/// the experiments reads it. Allowed: declaring the module, importing it by
+/// name, and the `Chapter` implementation pointing at the book's `CLAIMS`,
+/// `EXHIBITS`, `check` and `headline`. Comments are not code.
+pub fn measuring_code_using_the_book(crate_dir: &Path) -> Result<Vec<String>> {
+    const ALLOWED: [&str; 4] = ["CLAIMS", "EXHIBITS", "check", "headline"];
+    let src = crate_dir.join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files)?;
+    let book = src.join(RENDERING_HALF);
+    let mut out = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&book)) {
+        if file.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text =
+            fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let uses = code.match_indices("book::").any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let name: String = code[at + "book::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && !ALLOWED.contains(&name.as_str())
+            });
+            if uses {
+                let rel = file.strip_prefix(crate_dir).unwrap_or(file);
+                out.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// What the chapters' build scripts `include!`, relative to `code/`.
 pub const BUILD_SUPPORT: &str = "build-support";
+
+/// A chapter's rendering half, relative to its `src/`: left out of its
+/// fingerprint.
+pub const RENDERING_HALF: &str = "book";
 
 /// The harness's measuring half, relative to `code/`.
 pub const MEASURING_HALF: &str = "harness/src/measure";
@@ -330,6 +377,22 @@ mod tests {
         let edited = both(d);
         assert_ne!(edited.0, moved.0);
 
+        // A chapter's rendering half (its exhibits, claims and checks),
+        // added or edited: nothing stale. A file named like it elsewhere in
+        // `src/` still counts.
+        let book = d.join("demo/src").join(RENDERING_HALF);
+        fs::create_dir_all(book.join("claims")).unwrap();
+        fs::write(book.join("mod.rs"), "fn caption() {}").unwrap();
+        fs::write(book.join("claims/rule.rs"), "fn rule() {}").unwrap();
+        assert_eq!(both(d), edited);
+        fs::write(book.join("claims/rule.rs"), "fn rule2() {}").unwrap();
+        assert_eq!(both(d), edited);
+        fs::write(d.join("demo/src/book.rs"), "fn run() {}").unwrap();
+        let run_file = both(d);
+        assert_ne!(run_file.0, edited.0);
+        fs::remove_file(d.join("demo/src/book.rs")).unwrap();
+        assert_eq!(both(d), edited);
+
         // A build script added to one chapter, then the shared code build
         // scripts include: only the chapter with the script stale.
         fs::create_dir_all(d.join(BUILD_SUPPORT)).unwrap();
@@ -373,6 +436,48 @@ mod tests {
         assert_ne!(edited, base);
         fs::write(d.join(MEASURING_HALF).join("timing.rs"), "fn t2() {}").unwrap();
         assert_ne!(code(d), edited);
+    }
+
+    #[test]
+    fn measuring_code_does_not_read_the_book() {
+        let code = crate::code_dir();
+        let mut crates: Vec<String> = crate::registry::read(&code.join("chapters.toml"))
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        crates.push("chapter-template".into());
+        for name in crates {
+            let found = measuring_code_using_the_book(&code.join(&name)).unwrap();
+            assert!(
+                found.is_empty(),
+                "{name}: code outside src/book/ uses it, so editing the book would change \
+                 measurements without making them stale:\n{}",
+                found.join("\n")
+            );
+        }
+
+        // What the check catches, and what it lets through.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("src/book")).unwrap();
+        fs::write(d.join("src/book/mod.rs"), "pub fn rounds() -> u32 { 3 }").unwrap();
+        fs::write(
+            d.join("src/run.rs"),
+            "use crate::book;\n// book::rounds() in a comment\nconst C: &[Claim] = book::CLAIMS;\n\
+             fn check(d: &D) -> Result<()> { book::check(d) }\nfn ebook::x() {}\n",
+        )
+        .unwrap();
+        assert!(measuring_code_using_the_book(d).unwrap().is_empty());
+        fs::write(
+            d.join("src/measure.rs"),
+            "fn plan() {\n    let n = crate::book::rounds();\n}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            measuring_code_using_the_book(d).unwrap(),
+            ["src/measure.rs:2: let n = crate::book::rounds();"]
+        );
     }
 
     #[test]
