@@ -19,15 +19,14 @@ pub struct Machine {
     pub kernel: String,
     /// The kernel's TCP congestion control (`bbr`, `cubic`): how loopback
     /// segments coalesce depends on it, and fan-in's socket rows with them.
-    /// Files written before it was recorded have none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `None` off Linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_congestion_control: Option<String>,
     /// How the kernel hands memory the guest is not using back to its host
     /// (`memory_return`): a first touch of such memory costs more than a
     /// touch of memory the guest kept, so runs after an idle spell can copy
-    /// more slowly. `None` off Linux and in files written before it was
-    /// recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// more slowly. `None` off Linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_return: Option<String>,
 }
 

@@ -245,9 +245,7 @@ pub fn budget_spent(p: &Provenance) -> std::time::Duration {
     p.cores_apart
         .as_ref()
         .map_or(std::time::Duration::ZERO, |c| {
-            std::time::Duration::from_secs_f64(
-                (c.waited_s + c.remeasured_s.unwrap_or(0.0)).max(0.0),
-            )
+            std::time::Duration::from_secs_f64((c.waited_s + c.remeasured_s).max(0.0))
         })
 }
 
@@ -299,10 +297,8 @@ mod tests {
         let mut p = apart(Some(335.0), 50.0, 420.0, 2);
         let c = p.cores_apart.as_mut().unwrap();
         c.waited_s = 27.75;
-        c.remeasured_s = Some(2.25);
+        c.remeasured_s = 2.25;
         assert_eq!(secs(budget_spent(&p)), 30.0);
-        p.cores_apart.as_mut().unwrap().remeasured_s = None;
-        assert_eq!(secs(budget_spent(&p)), 27.75);
     }
 
     #[cfg(unix)]

@@ -28,10 +28,7 @@
 //! # Recording and showing a profile (for contributors)
 //!
 //! While measuring, wrap the work in [`record`] and keep the [`Stacks`] in
-//! the chapter's data, in a field marked `#[serde(default,
-//! skip_serializing_if = "Vec::is_empty")]`, so results measured before it
-//! still load and their checksum (taken over the data as serialized) still
-//! matches:
+//! a field of the chapter's data:
 //!
 //! ```ignore
 //! let (passes, stacks) = harness::stacks::record(lab, "std-mutex-swap", || {

@@ -26,7 +26,6 @@ pub struct Timing {
     pub samples: usize,
     pub iterations: u64,
     /// Nanoseconds per iteration of every criterion sample, in sample order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_sample_ns: Vec<f64>,
     /// When the samples come from several separate criterion runs
     /// (`Timing::pooled`), how many each run contributed, in order; empty for

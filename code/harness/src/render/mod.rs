@@ -246,13 +246,11 @@ pub fn provenance_card<D>(run: &Run<D>) -> String {
             let gate = match c.gate_ns {
                 None => "no gate".to_string(),
                 Some(g) => format!(
-                    "gate {} ns: waited {:.0} s, measured {} again{}, kept {} beyond it",
+                    "gate {} ns: waited {:.0} s, measured {} again ({:.0} s), kept {} beyond it",
                     s(g),
                     c.waited_s,
                     plural(c.remeasured, "timing"),
-                    // Files from before the time was counted leave it out.
-                    c.remeasured_s
-                        .map_or(String::new(), |t| format!(" ({t:.0} s)")),
+                    c.remeasured_s,
                     c.beyond_gate
                 ),
             };

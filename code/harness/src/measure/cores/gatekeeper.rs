@@ -282,7 +282,7 @@ mod tests {
             (found.timings, found.remeasured, found.beyond_gate),
             (3, RETRIES, 3)
         );
-        let thrown_away = found.remeasured_s.unwrap();
+        let thrown_away = found.remeasured_s;
         assert!((0.2..0.25).contains(&thrown_away), "{thrown_away}");
     }
 

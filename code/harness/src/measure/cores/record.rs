@@ -27,26 +27,23 @@ pub struct CoresApart {
     pub remeasured: usize,
     /// Seconds spent waiting at the gate.
     pub waited_s: f64,
-    /// Seconds spent on timings that were thrown away (for either reason);
-    /// `None` in files from before this was counted.
-    #[serde(default)]
-    pub remeasured_s: Option<f64>,
+    /// Seconds spent on timings that were thrown away (for either reason).
+    pub remeasured_s: f64,
     /// The largest share of CPU time the hypervisor stole during one kept
     /// timing (`machine::CpuCounters`), and how many kept timings lost at
-    /// least `STOLEN` of it. `None` off Linux and in files from before.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// least `STOLEN` of it. `None` off Linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub steal_max: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stolen_timings: Option<usize>,
     /// Timings thrown away and measured again because they lost at least
-    /// `STOLEN`; `None` where steal could not be read, and in files from
-    /// before stolen timings were measured again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `STOLEN`; `None` where steal could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub steal_remeasured: Option<usize>,
     /// The speed probe (`speed_probe_ns`) before and after each kept
     /// timing: how its times spread over the run. `None` where it could not
-    /// run, and in files from before it was timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// run.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<Spread>,
 }
 
@@ -123,7 +120,7 @@ impl Log {
             beyond_gate: self.beyond_gate,
             remeasured: self.remeasured,
             waited_s: self.waited.as_secs_f64(),
-            remeasured_s: Some(self.discarded.as_secs_f64()),
+            remeasured_s: self.discarded.as_secs_f64(),
             steal_max: (!steal.is_empty()).then(|| steal.iter().map(|s| s.0).fold(0.0, f64::max)),
             stolen_timings: (!steal.is_empty())
                 .then(|| steal.iter().filter(|(_, least)| *least >= STOLEN).count()),
