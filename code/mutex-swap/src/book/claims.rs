@@ -99,7 +99,7 @@ const SETTINGS: [Setting; 5] = [
     },
     Setting {
         axis: "batch",
-        setting: "every pass counted, each burst's largest included",
+        setting: "every pass counted",
         experiments: (Experiment::Throughput, Experiment::LockHold),
         wait: Wait::Notify,
         statistic: Statistic::Mean,
