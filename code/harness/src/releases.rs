@@ -327,6 +327,20 @@ pub fn range_note(
         };
         return Some(format!("{every} ({span})"));
     }
+    // One release between others that agree: each release is one run, so
+    // say it is the exception, not that the verdict changed twice.
+    let odd: Vec<usize> = (0..at.len()).filter(|&i| at[i].1 != *now).collect();
+    if let [i] = odd[..] {
+        if i > 0 {
+            return Some(format!(
+                "{} at every {krate} release measured but {} ({}); one run at each release, \
+                 so a lone exception may be the run rather than the release ({span})",
+                now.label(),
+                at[i].0,
+                at[i].1.label()
+            ));
+        }
+    }
     let (before, then) = &at[from - 1];
     let flips = at.windows(2).filter(|w| w[0].1 != w[1].1).count();
     Some(format!(

@@ -186,8 +186,25 @@ fn a_claims_range_names_where_its_current_verdict_began() {
             &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
         )
         .unwrap(),
-        "holds for tokio 1.54.1 and later; does not hold at 1.20.0; it changed 2 times \
+        "holds at every tokio release measured but 1.20.0 (does not hold); one run at each \
+         release, so a lone exception may be the run rather than the release \
          (3 releases measured, 1.0.0 to 1.54.1)"
+    );
+    // Two releases apart from the rest: the verdict did change, twice.
+    assert_eq!(
+        range_note(
+            "tokio",
+            None,
+            &at(&[
+                ("1.0.0", Holds),
+                ("1.20.0", DoesNotHold),
+                ("1.30.0", DoesNotHold),
+                ("1.54.1", Holds)
+            ])
+        )
+        .unwrap(),
+        "holds for tokio 1.54.1 and later; does not hold at 1.30.0; it changed 2 times \
+         (4 releases measured, 1.0.0 to 1.54.1)"
     );
     // Never "does not hold at every": a claim that fails everywhere holds at none.
     assert_eq!(
