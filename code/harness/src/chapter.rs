@@ -12,7 +12,7 @@ use crate::measure::machine::Machine;
 use crate::measure::profile::Profile;
 use crate::measure::progress::Progress;
 use crate::measure::{measure_in_memory, Lab};
-use crate::render::blocks::Block;
+use crate::render::blocks::{Block, Table};
 use crate::results::fingerprint::fingerprint;
 use crate::results::published::Dataset;
 use crate::results::{read_results, Provenance, Store};
@@ -120,6 +120,15 @@ impl<D> Book<D> {
                 .chapter_dir(self.chapter)
                 .join(format!("published-{name}.json")),
         )
+    }
+
+    /// One table per run, in the runs' order: the shape of most exhibits.
+    pub fn table_per_run(&self, table: impl FnMut(&Run<D>) -> Result<Table>) -> Result<Vec<Block>> {
+        self.runs
+            .iter()
+            .map(table)
+            .map(|t| t.map(Block::Table))
+            .collect()
     }
 
     /// Every interval the runs' files carry (see `stats::Derived`).

@@ -16,6 +16,20 @@ pub struct Claim {
     pub rule: &'static str,
 }
 
+#[cfg(test)]
+impl Claim {
+    /// A claim for tests: what they assert on (`id`, `statement`), with a
+    /// placeholder source and rule.
+    pub(crate) const fn for_test(id: &'static str, statement: &'static str) -> Claim {
+        Claim {
+            id,
+            statement,
+            source: "a post",
+            rule: "r",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
@@ -420,17 +434,7 @@ mod tests {
             long,
         ];
         assert_eq!(headline(&rows), (Outcome::Holds, None));
-        let v = Verdict::from_map(
-            &Claim {
-                id: "X-1",
-                statement: "s",
-                source: "src",
-                rule: "r",
-            },
-            "m",
-            rows.to_vec(),
-            "e",
-        );
+        let v = Verdict::from_map(&Claim::for_test("X-1", "s"), "m", rows.to_vec(), "e");
         let f = Finding::of("ch", &v);
         assert_eq!(f.conditions, 2, "only the deciding rows are counted");
         assert_eq!(v.conditions.len(), 3, "the map still shows the long run");
@@ -518,12 +522,7 @@ mod tests {
 
     #[test]
     fn the_fair_row_leads_the_map() {
-        let claim = Claim {
-            id: "X-1",
-            statement: "s",
-            source: "src",
-            rule: "r",
-        };
+        let claim = Claim::for_test("X-1", "s");
         let v = Verdict::from_map(
             &claim,
             "m",

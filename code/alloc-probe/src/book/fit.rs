@@ -5,7 +5,7 @@ use anyhow::{anyhow, Result};
 use harness::fmt::bytes;
 use harness::{Block, Book, Cell, Run, Table, Unit};
 
-use super::{bytes_between, machine_caption, AllocData};
+use super::{bytes_between, machine_caption, point_name, AllocData};
 use crate::{creation_fit, Channel, SWEEP_CAPACITY};
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
@@ -64,10 +64,8 @@ fn tokio_text(run: &Run<AllocData>) -> Result<String> {
             let message_slots = slots * p.msg_size as u64;
             let bookkeeping = block.checked_sub(message_slots).ok_or_else(|| {
                 anyhow!(
-                    "{}, {} messages, capacity {}: a block ({}) is smaller than its {slots} message slots ({})",
-                    p.channel.label(),
-                    bytes(p.msg_size as u64),
-                    p.capacity,
+                    "{}: a block ({}) is smaller than its {slots} message slots ({})",
+                    point_name(p),
                     bytes(block),
                     bytes(message_slots)
                 )

@@ -100,6 +100,16 @@ fn point(data: &AllocData, channel: Channel, size: usize, capacity: usize) -> Re
     })
 }
 
+/// How an error names a grid point: channel, message size and capacity.
+fn point_name(p: &GridPoint) -> String {
+    format!(
+        "{}, {} messages, capacity {}",
+        p.channel.label(),
+        bytes(p.msg_size as u64),
+        p.capacity
+    )
+}
+
 /// `later - earlier` for two stages of one point's footprint, or an error
 /// naming the point and both values when `later` holds fewer bytes: a
 /// wrapped subtraction would print as a plausible byte count.
@@ -110,10 +120,8 @@ fn bytes_between(
 ) -> Result<u64> {
     later.checked_sub(earlier).ok_or_else(|| {
         anyhow!(
-            "{}, {} messages, capacity {}: {later_stage} ({}) is below {earlier_stage} ({})",
-            p.channel.label(),
-            bytes(p.msg_size as u64),
-            p.capacity,
+            "{}: {later_stage} ({}) is below {earlier_stage} ({})",
+            point_name(p),
             bytes(later),
             bytes(earlier)
         )

@@ -1,7 +1,7 @@
 //! Experiment A's sweep as measured: time per burst of every channel at
 //! every payload size, by value, as a table and as a figure.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
+use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
 
 use super::{band, machine_of, published, runtime_a, Data};
 use crate::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};
@@ -57,22 +57,8 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
             .collect(),
     ));
     let published = published::payload(book)?;
-    series.push(Series::published(
-        "tokio mpsc, published (x86-64)",
-        published
-            .rows
-            .iter()
-            .map(|r| Point::new(r.payload_bytes as f64, r.tokio_x86_64_us))
-            .collect(),
-    ));
-    series.push(Series::published(
-        "crossbeam, published (x86-64)",
-        published
-            .rows
-            .iter()
-            .map(|r| Point::new(r.payload_bytes as f64, r.crossbeam_x86_64_us))
-            .collect(),
-    ));
+    series.push(published.series("tokio mpsc, published (x86-64)", |r| r.tokio_x86_64_us));
+    series.push(published.series("crossbeam, published (x86-64)", |r| r.crossbeam_x86_64_us));
     Ok(vec![Block::Figure(Figure {
         id: "latency-sweep".into(),
         title: "Time per burst vs payload size".into(),

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use harness::published::Dataset;
 use harness::render::escape_markdown;
-use harness::Book;
+use harness::{Book, Point, Series};
 use serde::Deserialize;
 
 use super::Data;
@@ -44,6 +44,19 @@ pub(super) struct Published<R> {
     pub citation: String,
     /// What one row means, in the dataset's words.
     pub description: String,
+}
+
+impl Published<Payload> {
+    /// A dashed series over payload size: one published figure per row.
+    pub fn series(&self, label: &str, figure: fn(&Payload) -> f64) -> Series {
+        Series::published(
+            label,
+            self.rows
+                .iter()
+                .map(|r| Point::new(r.payload_bytes as f64, figure(r)))
+                .collect(),
+        )
+    }
 }
 
 fn load<R: for<'de> Deserialize<'de>>(book: &Book<Data>, name: &str) -> Result<Published<R>> {

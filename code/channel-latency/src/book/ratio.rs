@@ -1,7 +1,7 @@
 //! The ratio the verdicts rest on: tokio's time per burst over crossbeam's,
 //! per machine and payload size, beside the published machines' ratios.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
+use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
 
 use super::{band, machine_of, published, runtime_a, Data};
 use crate::{Carry, PAYLOAD_SIZES};
@@ -16,22 +16,8 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         series.push(Series::measured(machine_of(run), points));
     }
     let published = published::payload(book)?;
-    series.push(Series::published(
-        "published x86-64 (Ryzen 9 9900X)",
-        published
-            .rows
-            .iter()
-            .map(|r| Point::new(r.payload_bytes as f64, r.x86_64_ratio()))
-            .collect(),
-    ));
-    series.push(Series::published(
-        "published arm64 (Ampere A1)",
-        published
-            .rows
-            .iter()
-            .map(|r| Point::new(r.payload_bytes as f64, r.arm64_ratio()))
-            .collect(),
-    ));
+    series.push(published.series("published x86-64 (Ryzen 9 9900X)", |r| r.x86_64_ratio()));
+    series.push(published.series("published arm64 (Ampere A1)", |r| r.arm64_ratio()));
     let runtime = runtime_a(&book.primary().data);
     Ok(vec![Block::Figure(Figure {
         id: "latency-ratio".into(),

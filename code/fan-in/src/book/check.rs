@@ -80,12 +80,7 @@ fn check_method(data: &FanInData) -> Result<()> {
     );
     let mut seen = BTreeSet::new();
     for p in &m.ladder {
-        let what = format!(
-            "ladder {} / {} / {} workers",
-            p.step.id(),
-            p.design.id(),
-            p.workers
-        );
+        let what = point_name(&format!("ladder {}", p.step.id()), p.design, p.workers);
         ensure!(
             m.workers.contains(&p.workers),
             "{what}: worker count not in the method's"
@@ -130,21 +125,14 @@ fn check_method(data: &FanInData) -> Result<()> {
     }) {
         ensure!(
             seen.contains(&(l.1, l.0, l.2)),
-            "missing ladder {} / {} / {} workers",
-            l.1.id(),
-            l.0.id(),
-            l.2
+            "missing {}",
+            point_name(&format!("ladder {}", l.1.id()), l.0, l.2)
         );
     }
     let mut seen = BTreeSet::new();
     for x in &m.varied {
         let p = &x.point;
-        let what = format!(
-            "{} / {} / {} workers",
-            x.variation.id(),
-            p.design.id(),
-            p.workers
-        );
+        let what = point_name(x.variation.id(), p.design, p.workers);
         ensure!(
             x.variation
                 .points(&m.workers)
@@ -198,12 +186,7 @@ fn check_method(data: &FanInData) -> Result<()> {
 /// Checks one measured point against the run's parameters; returns its name
 /// for the caller's own messages.
 fn check_point(data: &FanInData, m: &Measured, prefix: &str) -> Result<String> {
-    let what = format!(
-        "{prefix}{} / {} / {} workers",
-        m.sink.label(),
-        m.design.id(),
-        m.workers
-    );
+    let what = point_name(&format!("{prefix}{}", m.sink.label()), m.design, m.workers);
     ensure!(
         data.workers.contains(&m.workers),
         "{what}: worker count not in the sweep"
@@ -227,4 +210,9 @@ fn check_point(data: &FanInData, m: &Measured, prefix: &str) -> Result<String> {
         m.bytes_per_burst
     );
     Ok(what)
+}
+
+/// How a message names one measured point: `<what> / <design> / <n> workers`.
+fn point_name(what: &str, design: Design, workers: usize) -> String {
+    format!("{what} / {} / {workers} workers", design.id())
 }

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use harness::{Axis, Block, Book, Figure, Point, Series};
 
-use super::{published, time_per_burst, FanInData, PublishedRow, PUBLISHED_PER_WORKER};
+use super::{on_rig, published, time_per_burst, FanInData, PublishedRow, PUBLISHED_PER_WORKER};
 use crate::sink::SinkKind;
 use crate::Design;
 
@@ -59,13 +59,11 @@ fn burst_figure(
             .collect();
         let mut caption = format!(
             "Time per burst into the {}, from spawning the producers until the sink holds all {} \
-             bytes of every worker, on {} ({}, {} profile). Median of criterion's samples, pooled \
+             bytes of every worker, on {}. Median of criterion's samples, pooled \
              over the run's passes, with its 95 % interval.",
             kind.label(),
             d.per_worker,
-            run.machine(),
-            d.runtime(),
-            run.provenance.profile
+            on_rig(run)
         );
         if with_published {
             let (rows, citation) = published(book)?;

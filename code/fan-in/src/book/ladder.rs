@@ -5,7 +5,7 @@ use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
 
 use super::views::{self, View};
-use super::FanInData;
+use super::{on, FanInData};
 use crate::published::ladder::Step;
 use crate::published::rounds::LadderPoint;
 use crate::Design;
@@ -40,19 +40,17 @@ fn finished_share(p: Option<&LadderPoint>) -> Cell {
 /// What each step's timed region holds: how many producers finished inside
 /// it, and what reached the sink.
 pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut t = Table::new(
             format!(
-                "What each step's timed region holds, on {} ({} profile), per iteration: the \
+                "What each step's timed region holds, on {}, per iteration: the \
                  share of producers that had sent every message when it ended, and the bytes \
                  that reached the sink over the bytes one burst's producers send (above 1×: \
                  bytes sent again; below: the iteration ended before the work). Every iteration \
                  checked: steps from 3 on by checksum at the sink, the steps before by the bytes \
                  the consumers' writes handed the kernel against those that arrived.",
-                run.machine(),
-                run.provenance.profile
+                on(run)
             ),
             &[
                 "Workers",
@@ -85,19 +83,17 @@ pub(super) fn work(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 ]);
             }
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }
 
 pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut t = Table::new(
             format!(
                 "From the published bench to the fair experiment, one correction at a time \
-                 (each step keeps those above it), on {} ({} profile). Times are criterion's \
+                 (each step keeps those above it), on {}. Times are criterion's \
                  mean per iteration with its 95 % interval (the estimate criterion prints; under \
                  the published stop point, steps 0 to 2, samples gather near two times and take \
                  twice the samples); steps 0 to 4 run on criterion's \
@@ -105,8 +101,7 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                  threads, unpinned), steps 5 and 6 on the book's rig ({}, threads pinned). A \
                  design a step does not change repeats its last measurement; mpsc from step 5 \
                  on is the sweep's own point.",
-                run.machine(),
-                run.provenance.profile,
+                on(run),
                 d.worker_threads,
                 d.runtime()
             ),
@@ -146,9 +141,8 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 ]);
             }
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }
 
 /// One series per worker count: a ratio at every step.
@@ -220,9 +214,8 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 title: format!("{title}, step by step"),
                 caption: format!(
                     "{title} at each step of the ladder, one line per worker count, means \
-                     with their 95 % intervals, on {} ({} profile). Steps: {}.{}",
-                    run.machine(),
-                    run.provenance.profile,
+                     with their 95 % intervals, on {}. Steps: {}.{}",
+                    on(run),
                     steps.join("; "),
                     if claimed.is_some() {
                         " Dashed: the ratio the post claimed."

@@ -19,7 +19,7 @@ mod views;
 
 use anyhow::{Context, Result};
 use harness::timing::Statistic;
-use harness::{Book, Estimate, Exhibit, ExhibitKind};
+use harness::{Book, Estimate, Exhibit, ExhibitKind, Run};
 use serde::Deserialize;
 
 use crate::run::FanInData;
@@ -60,6 +60,21 @@ const STAT: Statistic = Statistic::Median;
 /// run's passes.
 fn time_per_burst(m: &Measured) -> &Estimate {
     m.timing.estimate(STAT)
+}
+
+/// How a caption names the run it shows: `machine (profile profile)`.
+fn on(run: &Run<FanInData>) -> String {
+    format!("{} ({} profile)", run.machine(), run.provenance.profile)
+}
+
+/// The same with the rig's runtime: `machine (runtime, profile profile)`.
+fn on_rig(run: &Run<FanInData>) -> String {
+    format!(
+        "{} ({}, {} profile)",
+        run.machine(),
+        run.data.runtime(),
+        run.provenance.profile
+    )
 }
 
 /// The published burst times, one row per worker count (microseconds).

@@ -3,22 +3,19 @@
 use anyhow::Result;
 use harness::{stats, Block, Book, Cell, Table};
 
-use super::{time_per_burst, FanInData, STAT};
+use super::{on_rig, time_per_burst, FanInData, STAT};
 use crate::Design;
 
 pub(super) fn own_design(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut t = Table::new(
             format!(
                 "Worker chunks ({} bytes per chunk) against the std Mutex swap and the floor, \
-                 loopback TCP sink, on {} ({}, {} profile). Speedup = swap ÷ chunks, with a 95 % \
+                 loopback TCP sink, on {}. Speedup = swap ÷ chunks, with a 95 % \
                  interval bootstrapped from both designs' samples.",
                 d.chunk_bytes,
-                run.machine(),
-                d.runtime(),
-                run.provenance.profile
+                on_rig(run)
             ),
             &[
                 "Workers",
@@ -42,7 +39,6 @@ pub(super) fn own_design(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 Cell::ratio(time_per_burst(chunks).point_ns / floor.point_ns),
             ]);
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }

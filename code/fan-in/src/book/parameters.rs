@@ -5,19 +5,14 @@ use std::collections::BTreeSet;
 use anyhow::Result;
 use harness::{Block, Book, Profile, Table};
 
-use super::{FanInData, PUBLISHED_PER_WORKER};
+use super::{on, FanInData, PUBLISHED_PER_WORKER};
 use crate::plan::{plan, HEAVY_FROM};
 
 pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let mut t = Table::new(
-        format!(
-            "Parameters of the run on {} ({} profile), {}.",
-            run.machine(),
-            run.provenance.profile,
-            d.runtime()
-        ),
+        format!("Parameters of the run on {}, {}.", on(run), d.runtime()),
         &["Parameter", "Value"],
     )
     .left(&[1])

@@ -5,7 +5,7 @@ use anyhow::Result;
 use harness::timing::{Statistic, Timing};
 use harness::{stats, Block, Book, Cell, Table};
 
-use super::{time_per_burst, FanInData, STAT};
+use super::{on, time_per_burst, FanInData, STAT};
 
 pub(super) fn placement_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
@@ -13,9 +13,8 @@ pub(super) fn placement_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
         let d = &run.data;
         if d.free_points.is_empty() {
             blocks.push(Block::Text(format!(
-                "The run on {} ({} profile) has no free-placement control: its threads ran {}.",
-                run.machine(),
-                run.provenance.profile,
+                "The run on {} has no free-placement control: its threads ran {}.",
+                on(run),
                 d.placement.describe()
             )));
             continue;

@@ -6,7 +6,7 @@ use anyhow::Result;
 use harness::render::flame;
 use harness::{Block, Book};
 
-use super::FanInData;
+use super::{on, FanInData};
 
 pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
@@ -19,7 +19,7 @@ pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
         };
         let caption = format!(
             "CPU profiles of the designs at {} workers of {} messages into the loopback TCP \
-             sink, on {} ({} profile), threads pinned: bursts run back to back for a fixed \
+             sink, on {}, threads pinned: bursts run back to back for a fixed \
              time while every thread of the process is sampled, at up to {} samples per \
              second of CPU time (the kernel delivers at most one per scheduler tick and \
              core). A frame's width is its share of the profile's samples, its colour its \
@@ -27,8 +27,7 @@ pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
              going to sleep and waking, not as its length.",
             first.workers,
             d.per_worker,
-            run.machine(),
-            run.provenance.profile,
+            on(run),
             first.stacks.hz
         );
         let stacks: Vec<_> = profiles.iter().map(|p| &p.stacks).collect();

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use anyhow::{Context, Result};
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::{published, time_per_burst, FanInData, PUBLISHED_PER_WORKER};
+use super::{on_rig, published, time_per_burst, FanInData, PUBLISHED_PER_WORKER};
 use crate::sink::SinkKind;
 use crate::Design;
 
@@ -13,20 +13,17 @@ use crate::Design;
 /// measured ones, at every worker count either has.
 pub(super) fn delta(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let (rows, citation) = published(book)?;
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut t = Table::new(
             format!(
                 "std Mutex swap against mpsc unbounded (write per message). Published: {citation}, \
                  {PUBLISHED_PER_WORKER} messages per worker. Measured: {} messages per worker into the loopback \
-                 TCP sink on {} ({}, {} profile), median with its 95 % interval. Delta = mpsc ÷ \
+                 TCP sink on {}, median with its 95 % interval. Delta = mpsc ÷ \
                  swap; above 1× the swap is faster. Per message = the swap's time ÷ (workers × \
                  messages per worker). A dash: worker count not in this profile.",
                 d.per_worker,
-                run.machine(),
-                d.runtime(),
-                run.provenance.profile
+                on_rig(run)
             ),
             &[
                 "Workers",
@@ -68,26 +65,21 @@ pub(super) fn delta(book: &Book<FanInData>) -> Result<Vec<Block>> {
             row.extend(measured);
             t.push(row);
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }
 
 /// Time per burst over TCP, every design at every worker count.
 pub(super) fn designs(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut header = vec!["Workers"];
         header.extend(Design::ALL.iter().map(|x| x.label()));
         let mut t = Table::new(
             format!(
-                "Time per burst into the loopback TCP sink, {} messages per worker, on {} ({}, {} \
-                 profile): median with its 95 % interval.",
+                "Time per burst into the loopback TCP sink, {} messages per worker, on {}: median with its 95 % interval.",
                 d.per_worker,
-                run.machine(),
-                d.runtime(),
-                run.provenance.profile
+                on_rig(run)
             ),
             &header,
         );
@@ -98,25 +90,21 @@ pub(super) fn designs(book: &Book<FanInData>) -> Result<Vec<Block>> {
             }
             t.push(row);
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }
 
 /// Channel or socket: the same bursts at the largest worker count into both
 /// sinks, and how the consumer wrote to the socket.
 pub(super) fn split(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let w = d.largest();
         let mut t = Table::new(
             format!(
                 "Channel or socket? The same bursts of {w} workers into the in-memory sink and into \
-                 the loopback TCP sink, on {} ({}, {} profile). Socket share = (TCP − memory) ÷ TCP.",
-                run.machine(),
-                d.runtime(),
-                run.provenance.profile
+                 the loopback TCP sink, on {}. Socket share = (TCP − memory) ÷ TCP.",
+                on_rig(run)
             ),
             &[
                 "Design",
@@ -145,7 +133,6 @@ pub(super) fn split(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 ),
             ]);
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }

@@ -6,7 +6,7 @@ use harness::timing::Statistic;
 use harness::{Block, Book, Cell, Table, Unit};
 
 use super::views::{self, View};
-use super::FanInData;
+use super::{on, FanInData};
 use crate::method::Variation;
 use crate::published::ladder::Step;
 use crate::Design;
@@ -19,19 +19,17 @@ const DESIGNS: [Design; 4] = [
 ];
 
 pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let mut t = Table::new(
             format!(
                 "The fair experiment and the choices a careful reproducer could make \
-                 differently, each changing one thing, on {} ({} profile): time per burst into \
+                 differently, each changing one thing, on {}: time per burst into \
                  the loopback TCP sink (criterion's median with its 95 % interval), threads \
                  pinned. A dash: not measured under that choice (one write per message at the \
                  published count would take seconds a burst; the channels' consumers are tasks \
                  whatever the swap's does).",
-                run.machine(),
-                run.provenance.profile
+                on(run)
             ),
             &[
                 "Workers",
@@ -65,9 +63,8 @@ pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 t.push(row);
             }
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }
 
 /// The ladder's step 5 is the consumer-placement variation at a worker per
@@ -81,22 +78,20 @@ fn condition(v: &View<'_>) -> String {
 }
 
 pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    let mut blocks = Vec::new();
-    for run in &book.runs {
+    book.table_per_run(|run| {
         let d = &run.data;
         let first = &d.method.counted[0];
         let mut t = Table::new(
             format!(
                 "The two swaps with their locks counted, into the loopback TCP sink, {} bursts \
-                 each, on {} ({} profile), threads pinned. Per burst: the median time; \
+                 each, on {}, threads pinned. Per burst: the median time; \
                  how often the consumer held the lock, and how often it found it taken; how long \
                  such a wait lasted (mean); the share of the producers' pushes that found the \
                  lock taken; the locks that made their task yield because it had spent tokio's \
                  cooperative budget; the voluntary context switches of the whole process \
                  (threads put to sleep until the OS woke them).",
                 first.bursts.len(),
-                run.machine(),
-                run.provenance.profile
+                on(run)
             ),
             &[
                 "Runtime",
@@ -157,7 +152,6 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 switches.map_or(Cell::from("—"), |s| Cell::Number(s / n, Unit::Plain)),
             ]);
         }
-        blocks.push(Block::Table(t));
-    }
-    Ok(blocks)
+        Ok(t)
+    })
 }

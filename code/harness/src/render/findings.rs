@@ -10,13 +10,7 @@ use crate::render::{claim_anchor, escape, escape_markdown, table};
 /// The page's one exhibit. `titles` are the registry's (name, title) pairs,
 /// in reading order; findings are grouped under them.
 pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
-    let ids: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
-    let mut out = format!(
-        "\n<div class=\"exhibit-marker\" data-exhibit=\"findings/claims\" \
-         data-blocks=\"table,verdicts:{}\"></div>\n\n",
-        ids.join("+")
-    );
-    out.push_str(&tally(findings));
+    let mut out = opening(findings, "claims", "table,");
     for (name, title) in titles {
         let rows: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
         if rows.is_empty() {
@@ -65,16 +59,23 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
     out
 }
 
-/// The introduction's opening: the tally, then each chapter's claims as one
-/// line of badges linking to their verdicts. Generated, never typed.
-pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
+/// The marker the browser checks read (exhibit `findings/<exhibit>`, its
+/// blocks and every claim's verdict), then the tally.
+fn opening(findings: &[Finding], exhibit: &str, blocks: &str) -> String {
     let ids: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
     let mut out = format!(
-        "\n<div class=\"exhibit-marker\" data-exhibit=\"findings/front\" \
-         data-blocks=\"verdicts:{}\"></div>\n\n",
+        "\n<div class=\"exhibit-marker\" data-exhibit=\"findings/{exhibit}\" \
+         data-blocks=\"{blocks}verdicts:{}\"></div>\n\n",
         ids.join("+")
     );
     out.push_str(&tally(findings));
+    out
+}
+
+/// The introduction's opening: the tally, then each chapter's claims as one
+/// line of badges linking to their verdicts. Generated, never typed.
+pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
+    let mut out = opening(findings, "front", "");
     out.push_str("<ul class=\"answer-verdicts\">\n");
     for (name, title) in titles {
         let badges: Vec<String> = findings

@@ -8,6 +8,7 @@ use comfy_table::{CellAlignment, ContentArrangement, Table as Grid};
 
 use crate::claims::Verdict;
 use crate::render::blocks::{Align, Block, Table};
+use crate::render::verdicts::map_row;
 
 /// Text as a terminal should show it: tags dropped, entities decoded,
 /// `**bold**`, `` `code` `` and `[text](link)` reduced to their words.
@@ -126,18 +127,11 @@ pub fn verdicts(vs: &[Verdict]) -> String {
                 "verdict".into(),
             ]);
             for c in &v.conditions {
-                let mut setting = text(&c.setting);
-                if c.as_published {
-                    setting.push_str(" [as published]");
-                }
-                if c.fair {
-                    setting.push_str(" [fair]");
-                }
-                g.add_row(vec![
-                    text(&c.axis),
-                    setting,
-                    text(&c.figure),
-                    match &c.not_deciding {
+                g.add_row(map_row(
+                    c,
+                    text,
+                    |_, label| format!("[{label}]"),
+                    |c| match &c.not_deciding {
                         None => c.outcome.label().to_string(),
                         Some(why) => format!(
                             "not deciding ({}; the rule would say {})",
@@ -145,7 +139,7 @@ pub fn verdicts(vs: &[Verdict]) -> String {
                             c.outcome.label()
                         ),
                     },
-                ]);
+                ));
             }
             let _ = writeln!(out, "{g}");
         }
@@ -203,12 +197,7 @@ mod tests {
 
     #[test]
     fn verdicts_name_every_claim_and_row() {
-        let claim = Claim {
-            id: "X-1",
-            statement: "`a` beats <b>",
-            source: "[s](https://x.org)",
-            rule: "r",
-        };
+        let claim = Claim::for_test("X-1", "`a` beats <b>");
         let v = Verdict::from_map(
             &claim,
             "m1",

@@ -2,7 +2,7 @@
 //! answer-first list at the top of a chapter, and each claim's verdict map.
 use std::fmt::Write;
 
-use crate::claims::Verdict;
+use crate::claims::{Condition, Verdict};
 use crate::render::blocks::Table;
 use crate::render::{escape, escape_markdown, table};
 
@@ -141,18 +141,11 @@ fn verdict_map(v: &Verdict) -> String {
     )
     .left(&[0, 1, 2, 3]);
     for c in &v.conditions {
-        let mut setting = escape_markdown(&c.setting);
-        if c.as_published {
-            setting.push_str(" <span class=\"badge published\">as published</span>");
-        }
-        if c.fair {
-            setting.push_str(" <span class=\"badge fair\">fair</span>");
-        }
-        t.push(vec![
-            escape_markdown(&c.axis),
-            setting,
-            escape_markdown(&c.figure),
-            match &c.not_deciding {
+        t.push(map_row(
+            c,
+            escape_markdown,
+            |class, label| format!("<span class=\"badge {class}\">{label}</span>"),
+            |c| match &c.not_deciding {
                 None => format!(
                     "<span class=\"verdict {}\">{}</span>",
                     c.outcome.css(),
@@ -165,9 +158,32 @@ fn verdict_map(v: &Verdict) -> String {
                     c.outcome.label()
                 ),
             },
-        ]);
+        ));
     }
     format!("\n{}", table(&t))
+}
+
+/// The four cells of one verdict-map row (method choice, condition,
+/// deciding figure, verdict) in one notation: `words` escapes the claim's
+/// text, `badge(class, label)` marks the as-published and fair rows, and
+/// `verdict` writes the outcome or why the row does not decide.
+pub(crate) fn map_row(
+    c: &Condition,
+    words: fn(&str) -> String,
+    badge: fn(&str, &str) -> String,
+    verdict: fn(&Condition) -> String,
+) -> Vec<String> {
+    let mut setting = words(&c.setting);
+    for (marked, class, label) in [
+        (c.as_published, "published", "as published"),
+        (c.fair, "fair", "fair"),
+    ] {
+        if marked {
+            setting.push(' ');
+            setting.push_str(&badge(class, label));
+        }
+    }
+    vec![words(&c.axis), setting, words(&c.figure), verdict(c)]
 }
 
 #[cfg(test)]
@@ -177,12 +193,7 @@ mod tests {
 
     #[test]
     fn a_row_that_does_not_decide_says_so_and_why_on_the_map() {
-        let claim = Claim {
-            id: "X-1",
-            statement: "tokio is slower",
-            source: "a post",
-            rule: "25 %",
-        };
+        let claim = Claim::for_test("X-1", "tokio is slower");
         let rows = vec![
             Condition::new("ladder", "fair", Outcome::Holds, "1.5× [1.4, 1.6]").fair(),
             Condition::new("runs", "one long run", Outcome::DoesNotHold, "1.1×")
