@@ -341,10 +341,13 @@ pub fn range_note(
             ));
         }
     }
+    // Each release is one run: a quick run's verdict can move between runs
+    // of one release too, so a change point is said with that caveat.
     let (before, then) = &at[from - 1];
     let flips = at.windows(2).filter(|w| w[0].1 != w[1].1).count();
     Some(format!(
-        "{} for {krate} {} and later; {} at {before}{} ({span})",
+        "{} for {krate} {} and later; {} at {before}{}; one run at each release, so a \
+         change may be the runs' rather than the releases' ({span})",
         now.label(),
         at[from].0,
         then.label(),
