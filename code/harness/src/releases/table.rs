@@ -125,6 +125,12 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         header.push("Machine".into());
     }
     header.push("Profile".into());
+    // Where a run's cores drifted apart past its gate budget, a verdict can
+    // move with the distance rather than the release: shown, not guessed.
+    let gated = rows.iter().any(|r| r.beyond.is_some());
+    if gated {
+        header.push("Timed beyond the gate".into());
+    }
     header.extend(C::CLAIMS.iter().map(|c| format!("**{}**", c.id)));
     let table_rows: Vec<Vec<Cell>> = rows
         .iter()
@@ -158,6 +164,13 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
                 cells.push(Cell::Text(escape_markdown(r.run.machine())));
             }
             cells.push(Cell::Text(r.run.provenance.profile.to_string()));
+            if gated {
+                cells.push(Cell::Text(match r.beyond {
+                    Some((0, _)) => "none".into(),
+                    Some((n, of)) => format!("{n} of {of}"),
+                    None => "no gate".into(),
+                }));
+            }
             cells.extend(C::CLAIMS.iter().map(|claim| {
                 Cell::Text(
                     r.outcomes
@@ -180,9 +193,17 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
                  measured at the quick profile, the committed lock's quick replicate run, so \
                  that like is compared with like). Consecutive releases with the same \
                  verdicts share a row. A variant's other packages are what cargo resolves \
-                 around the release asked for.",
+                 around the release asked for.{}",
                 varied.join(", "),
-                C::NAME
+                C::NAME,
+                if gated {
+                    " Timed beyond the gate: the run's timings that started or ended with \
+                     the two cores farther apart than the machine's gate (a wait gave up, or \
+                     the run's budget for waiting was spent); a verdict that differs only in a \
+                     row with many may be the cores' distance rather than the release."
+                } else {
+                    ""
+                }
             ),
             align: vec![Align::Left; width],
             header,
@@ -238,6 +259,9 @@ struct Row<'a, D> {
     /// Other crates the variant asked for, as "kanal 0.1.0".
     also: String,
     outcomes: BTreeMap<String, Outcome>,
+    /// Timings kept beyond the core gate, and timings, over the row's runs;
+    /// `None` when a run had no gate (none given, or nothing timed).
+    beyond: Option<(usize, usize)>,
 }
 
 impl<'a, D> Row<'a, D> {
@@ -251,6 +275,11 @@ impl<'a, D> Row<'a, D> {
             count: 1,
             also: String::new(),
             outcomes: BTreeMap::new(),
+            beyond: run
+                .provenance
+                .cores_apart
+                .as_ref()
+                .map(|c| (c.beyond_gate, c.timings)),
         }
     }
 }
@@ -275,6 +304,10 @@ fn merge_alike<D>(rows: Vec<Row<'_, D>>) -> Vec<Row<'_, D>> {
             if alike {
                 prev.last = row.last;
                 prev.count += 1;
+                prev.beyond = prev
+                    .beyond
+                    .zip(row.beyond)
+                    .map(|(a, b)| (a.0 + b.0, a.1 + b.1));
                 continue;
             }
         }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::chapter::{Exhibit, ExhibitKind};
 use crate::claims::Claim;
+use crate::measure::cores::CoresApart;
 use crate::measure::Lab;
 use crate::published::Dataset;
 use crate::render::blocks::{Block, Cell, Table};
@@ -54,7 +55,19 @@ impl Chapter for Toy {
 }
 
 fn variant(store: &Store, version: &str, ratio: f64, current: bool) -> PathBuf {
+    variant_gated(store, version, ratio, current, None)
+}
+
+/// A variant whose run records what its core gate found.
+fn variant_gated(
+    store: &Store,
+    version: &str,
+    ratio: f64,
+    current: bool,
+    cores_apart: Option<CoresApart>,
+) -> PathBuf {
     let mut p = crate::fixtures::provenance(Profile::Quick);
+    p.cores_apart = cores_apart;
     p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
     let mut file = ResultsFile::new(Toy::NAME, p, ratio).unwrap();
     let code = code_fingerprint(&crate::code_dir(), Toy::NAME, Profile::Quick).unwrap();
@@ -486,4 +499,50 @@ fn with_no_results_yet_the_table_shows_the_smoke_run_the_page_was_built_on() {
             .any(|b| matches!(b, Block::Text(n) if n.contains("No other release"))),
         "{blocks:?}"
     );
+}
+
+#[test]
+fn each_row_says_how_many_timings_ran_beyond_the_core_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    let gate = |beyond, timings| CoresApart {
+        gate_ns: Some(335.0),
+        timings,
+        beyond_gate: beyond,
+        ..CoresApart::default()
+    };
+    variant_gated(&store, "0.5.1", 2.0, true, Some(gate(0, 40)));
+    variant_gated(&store, "0.5.2", 2.0, true, Some(gate(12, 40)));
+    variant_gated(&store, "0.5.3", 0.5, true, Some(gate(30, 40)));
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.store = store.clone();
+    book.runs[0].ephemeral = false;
+    let blocks = exhibit::<Toy>(&book).unwrap();
+    let Block::Table(t) = &blocks[0] else {
+        panic!("no table: {blocks:?}")
+    };
+    assert_eq!(
+        t.header,
+        ["Release", "Profile", "Timed beyond the gate", "**TOY-1**"]
+    );
+    let cells = texts(t);
+    // The committed run had no gate; 0.5.1 and 0.5.2 agree and share a row,
+    // their counts added; 0.5.3's verdict differs with most timings beyond.
+    assert_eq!(cells[0][2], "no gate", "{cells:?}");
+    assert_eq!(cells[1][0], "crossbeam-channel 0.5.1 to 0.5.2 (2 releases)");
+    assert_eq!(cells[1][2], "12 of 80", "{cells:?}");
+    assert_eq!(cells[2][2], "30 of 40", "{cells:?}");
+    assert_ne!(cells[1][3], cells[2][3], "{cells:?}");
+    assert!(t
+        .caption
+        .contains("cores' distance rather than the release"));
+    // Without any gate, no column.
+    let dir = tempfile::tempdir().unwrap();
+    book.store = Store::new(dir.path());
+    variant(&book.store, "0.5.1", 2.0, true);
+    let blocks = exhibit::<Toy>(&book).unwrap();
+    let Block::Table(t) = &blocks[0] else {
+        panic!("no table: {blocks:?}")
+    };
+    assert_eq!(t.header, ["Release", "Profile", "**TOY-1**"]);
 }
