@@ -285,8 +285,9 @@ impl<'a, D> Row<'a, D> {
 }
 
 /// Merges consecutive variant rows of one crate, machine and profile whose
-/// verdicts are all the same (and none of them stale or asking for more
-/// than one crate): "tokio 1.12.0 to 1.29.1 (10 releases)".
+/// verdicts are all the same (and none of them stale, asking for more than
+/// one crate, or gated where the other is not): "tokio 1.12.0 to 1.29.1
+/// (10 releases)".
 fn merge_alike<D>(rows: Vec<Row<'_, D>>) -> Vec<Row<'_, D>> {
     let mut out: Vec<Row<'_, D>> = Vec::new();
     for row in rows {
@@ -300,10 +301,12 @@ fn merge_alike<D>(rows: Vec<Row<'_, D>>) -> Vec<Row<'_, D>> {
                 && !row.run.stale
                 && prev.also.is_empty()
                 && row.also.is_empty()
-                && prev.outcomes == row.outcomes;
+                && prev.outcomes == row.outcomes
+                && prev.beyond.is_some() == row.beyond.is_some();
             if alike {
                 prev.last = row.last;
                 prev.count += 1;
+                // Both gated or both not (above): the counts add up.
                 prev.beyond = prev
                     .beyond
                     .zip(row.beyond)
