@@ -71,7 +71,10 @@ pub trait Chapter: 'static {
     fn check(data: &Self::Data) -> Result<()>;
 
     /// The estimates the chapter's verdicts rest on, named, for the built-in
-    /// `precision` exhibit. Chapters whose numbers are exact return none.
+    /// `precision` exhibit. Chapters whose numbers are exact (counted, so a
+    /// second run repeats them) return none; the sentence on a claim across
+    /// releases then says a change is the releases', without the caveat that
+    /// each release is one run (`releases::History::exact`).
     fn headline(_data: &Self::Data) -> Vec<(String, Estimate)> {
         Vec::new()
     }

@@ -216,6 +216,10 @@ pub struct History {
     pub krate: String,
     /// The profile every run compared was measured at.
     pub profile: Option<Profile>,
+    /// Every run compared holds exact numbers (its chapter has no headline
+    /// estimates: bytes counted, not times), so a second run of a release
+    /// would give its verdicts again and a change is the releases'.
+    pub exact: bool,
     pub claims: ClaimHistory,
 }
 
@@ -282,6 +286,7 @@ pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
     // A stable sort keeps the push order within a release: committed first.
     runs.sort_by_key(|(v, _)| version_key(v));
     runs.dedup_by(|b, a| a.0 == b.0);
+    let exact = runs.iter().all(|(_, r)| C::headline(&r.data).is_empty());
     let mut claims = ClaimHistory::new();
     for (version, run) in runs {
         for (claim, outcome) in outcomes::<C>(book, run)? {
@@ -294,6 +299,7 @@ pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
     Ok(History {
         krate: key,
         profile: Some(profile),
+        exact,
         claims,
     })
 }
@@ -301,9 +307,13 @@ pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
 /// One claim's verdict across releases in words, from [`history`]: the
 /// releases its current verdict holds for, and where that began. `None`
 /// with fewer than two releases measured, or none that decided anything.
+/// Unless the numbers are `exact`, each release is one run whose verdict
+/// may move between runs of that release too, and the sentence says so
+/// wherever the verdict differs between releases.
 pub fn range_note(
     krate: &str,
     profile: Option<Profile>,
+    exact: bool,
     at: &[(String, Outcome)],
 ) -> Option<String> {
     if at.len() < 2 || at.iter().all(|(_, o)| *o == Outcome::NotMeasured) {
@@ -327,27 +337,31 @@ pub fn range_note(
         };
         return Some(format!("{every} ({span})"));
     }
-    // One release between others that agree: each release is one run, so
-    // say it is the exception, not that the verdict changed twice.
+    let caveat = |what: &str| {
+        if exact {
+            String::new()
+        } else {
+            format!("; one run at each release, so {what}")
+        }
+    };
+    // One release between others that agree: with one run each, say it is
+    // the exception, not that the verdict changed twice.
     let odd: Vec<usize> = (0..at.len()).filter(|&i| at[i].1 != *now).collect();
     if let [i] = odd[..] {
-        if i > 0 {
+        if i > 0 && !exact {
             return Some(format!(
-                "{} at every {krate} release measured but {} ({}); one run at each release, \
-                 so a lone exception may be the run rather than the release ({span})",
+                "{} at every {krate} release measured but {} ({}){} ({span})",
                 now.label(),
                 at[i].0,
-                at[i].1.label()
+                at[i].1.label(),
+                caveat("a lone exception may be the run rather than the release")
             ));
         }
     }
-    // Each release is one run: a quick run's verdict can move between runs
-    // of one release too, so a change point is said with that caveat.
     let (before, then) = &at[from - 1];
     let flips = at.windows(2).filter(|w| w[0].1 != w[1].1).count();
     Some(format!(
-        "{} for {krate} {} and later; {} at {before}{}; one run at each release, so a \
-         change may be the runs' rather than the releases' ({span})",
+        "{} for {krate} {} and later; {} at {before}{}{} ({span})",
         now.label(),
         at[from].0,
         then.label(),
@@ -355,7 +369,8 @@ pub fn range_note(
             format!("; it changed {flips} times")
         } else {
             String::new()
-        }
+        },
+        caveat("a change may be the runs' rather than the releases'")
     ))
 }
 

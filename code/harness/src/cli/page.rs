@@ -60,10 +60,9 @@ fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Fi
         .iter()
         .map(|v| {
             let mut f = crate::claims::Finding::of(C::NAME, v);
-            f.releases = history
-                .claims
-                .get(&f.claim)
-                .and_then(|at| crate::releases::range_note(&history.krate, history.profile, at));
+            f.releases = history.claims.get(&f.claim).and_then(|at| {
+                crate::releases::range_note(&history.krate, history.profile, history.exact, at)
+            });
             f
         })
         .collect())

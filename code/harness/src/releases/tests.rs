@@ -173,15 +173,25 @@ fn a_claims_range_names_where_its_current_verdict_began() {
     let at = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
         v.iter().map(|(a, o)| (a.to_string(), *o)).collect()
     };
-    assert_eq!(range_note("tokio", None, &at(&[("1.54.1", Holds)])), None);
     assert_eq!(
-        range_note("tokio", None, &at(&[("1.20.0", Holds), ("1.54.1", Holds)])).unwrap(),
+        range_note("tokio", None, false, &at(&[("1.54.1", Holds)])),
+        None
+    );
+    assert_eq!(
+        range_note(
+            "tokio",
+            None,
+            false,
+            &at(&[("1.20.0", Holds), ("1.54.1", Holds)])
+        )
+        .unwrap(),
         "holds at every tokio release measured (2 releases measured, 1.20.0 to 1.54.1)"
     );
     assert_eq!(
         range_note(
             "tokio",
             None,
+            false,
             &at(&[
                 ("1.20.0", DoesNotHold),
                 ("1.37.0", Holds),
@@ -197,6 +207,7 @@ fn a_claims_range_names_where_its_current_verdict_began() {
         range_note(
             "tokio",
             None,
+            false,
             &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
         )
         .unwrap(),
@@ -209,6 +220,7 @@ fn a_claims_range_names_where_its_current_verdict_began() {
         range_note(
             "tokio",
             None,
+            false,
             &at(&[
                 ("1.0.0", Holds),
                 ("1.20.0", DoesNotHold),
@@ -226,6 +238,7 @@ fn a_claims_range_names_where_its_current_verdict_began() {
         range_note(
             "tokio",
             Some(Profile::Quick),
+            false,
             &at(&[("1.37.0", DoesNotHold), ("1.54.1", DoesNotHold)])
         )
         .unwrap(),
@@ -236,10 +249,40 @@ fn a_claims_range_names_where_its_current_verdict_began() {
         range_note(
             "tokio",
             None,
+            false,
             &at(&[("1.37.0", NotMeasured), ("1.54.1", NotMeasured)])
         ),
         None,
         "nothing to say about a claim no release could decide"
+    );
+    // Exact numbers (bytes counted): a second run would say the same, so a
+    // change is the releases', said without the one-run caveat, and a lone
+    // release apart is two changes.
+    assert_eq!(
+        range_note(
+            "tokio",
+            None,
+            true,
+            &at(&[
+                ("1.20.0", DoesNotHold),
+                ("1.37.0", Holds),
+                ("1.54.1", Holds)
+            ])
+        )
+        .unwrap(),
+        "holds for tokio 1.37.0 and later; does not hold at 1.20.0 \
+         (3 releases measured, 1.20.0 to 1.54.1)"
+    );
+    assert_eq!(
+        range_note(
+            "tokio",
+            None,
+            true,
+            &at(&[("1.0.0", Holds), ("1.20.0", DoesNotHold), ("1.54.1", Holds)])
+        )
+        .unwrap(),
+        "holds for tokio 1.54.1 and later; does not hold at 1.20.0; it changed 2 times \
+         (3 releases measured, 1.0.0 to 1.54.1)"
     );
 }
 
@@ -287,8 +330,12 @@ fn an_old_release_at_the_quick_profile_is_compared_with_the_current_one_at_quick
         ],
         "the quick replicate stands for the current release, not the full run"
     );
+    assert!(
+        h.exact,
+        "the toy chapter has no headline estimates: its numbers are exact"
+    );
     assert_eq!(
-        range_note(&h.krate, h.profile, &h.claims["TOY-1"]).unwrap(),
+        range_note(&h.krate, h.profile, h.exact, &h.claims["TOY-1"]).unwrap(),
         "does not hold at any crossbeam-channel release measured \
          (2 releases measured at the quick profile, 0.5.1 to 0.5.15)"
     );
