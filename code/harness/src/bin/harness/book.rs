@@ -118,15 +118,24 @@ fn rendered(store: &Store, info: &ChapterInfo) -> Result<Rendered> {
     if fs::create_dir_all(&dir).is_ok()
         && harness::results::write_atomically(&path, &out.stdout).is_ok()
     {
-        let prefix = format!("{}-", info.name);
         for old in fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = old.file_name().to_string_lossy().into_owned();
-            if old.path() != path && name.starts_with(&prefix) && name.ends_with(".json") {
+            if old.path() != path && cached_page_of(&info.name, &name) {
                 let _ = fs::remove_file(old.path());
             }
         }
     }
     Ok(page)
+}
+
+/// Whether `file` in the render cache is one of `chapter`'s pages,
+/// `<chapter>-<16 hex digits>.json`: a chapter named `fan` must not take
+/// `fan-in`'s pages for its own.
+fn cached_page_of(chapter: &str, file: &str) -> bool {
+    file.strip_prefix(chapter)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|key| key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The key of a chapter's cached page: the path, size and modification time
@@ -209,12 +218,28 @@ pub(crate) fn report(
 }
 
 /// The Findings page: every chapter's verdicts, from each chapter's page
-/// (`rendered`, so a build renders each chapter once).
+/// (`rendered`, so a build renders each chapter once). The book's first
+/// page asks for them, so on a fresh build the chapters render here, side
+/// by side, and every later exhibit reads its page from the cache.
 fn findings(store: &Store, exhibit: &str) -> Result<String> {
+    let chapters = registry::chapters()?;
+    let pages: Vec<Result<Rendered>> = std::thread::scope(|s| {
+        let handles: Vec<_> = chapters
+            .iter()
+            .map(|info| s.spawn(move || rendered(store, info)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| bail!("rendering a chapter panicked"))
+            })
+            .collect()
+    });
     let mut all = Vec::new();
     let mut titles = Vec::new();
-    for info in registry::chapters()?.iter() {
-        let found = rendered(store, info)?.findings.map_err(|e| {
+    for (info, page) in chapters.iter().zip(pages) {
+        let found = page?.findings.map_err(|e| {
             anyhow::anyhow!("chapter {} could not list its verdicts: {e}", info.name)
         })?;
         all.extend(found);
@@ -227,16 +252,27 @@ fn findings(store: &Store, exhibit: &str) -> Result<String> {
     })
 }
 
+/// Every chapter's downloads into `book/results/<chapter>/`, the chapters'
+/// processes side by side.
 pub(crate) fn export(store: &Store, book: &Path) -> Result<ExitCode> {
+    let mut running = Vec::new();
     for chapter in registry::chapters()?.iter() {
-        let status = Command::new(binary(chapter)?)
+        let child = Command::new(binary(chapter)?)
             .arg("export")
             .arg(book.join("results").join(&chapter.name))
             .env("BOOK_RESULTS_DIR", &store.root)
-            .status()?;
-        if !status.success() {
-            bail!("exporting {} failed", chapter.name);
+            .spawn()
+            .with_context(|| format!("cannot start {}'s export", chapter.name))?;
+        running.push((chapter, child));
+    }
+    let mut failed = Vec::new();
+    for (chapter, mut child) in running {
+        if !child.wait()?.success() {
+            failed.push(chapter.name.as_str());
         }
+    }
+    if !failed.is_empty() {
+        bail!("exporting {} failed", failed.join(", "));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -313,5 +349,20 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
             eprintln!("book check: {p}");
         }
         Ok(ExitCode::FAILURE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cached_page_of;
+
+    #[test]
+    fn a_chapter_owns_only_its_own_cached_pages() {
+        assert!(cached_page_of("fan", "fan-0123456789abcdef.json"));
+        assert!(cached_page_of("fan-in", "fan-in-0123456789abcdef.json"));
+        assert!(!cached_page_of("fan", "fan-in-0123456789abcdef.json"));
+        assert!(!cached_page_of("fan", "fan-0123456789abcdef.json.tmp"));
+        assert!(!cached_page_of("fan", "fan-0123456789abcdeg.json"));
+        assert!(!cached_page_of("fan", "fanin-0123456789abcdef.json"));
     }
 }
