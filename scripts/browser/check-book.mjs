@@ -245,6 +245,32 @@ async function safety(file) {
 
 for (const file of safetyPages.length ? safetyPages : htmlPages(bookDir)) await safety(file);
 
+// Verdict badges as the reader sees them: each one inside the text column,
+// or, in a table, no wider than the column (the table may scroll). A long
+// badge that cannot wrap runs past the column and is cut off.
+async function badgesOutside(page) {
+  return page.evaluate(() => {
+    const main = document.querySelector("main").getBoundingClientRect();
+    return [...document.querySelectorAll("main .verdict")]
+      .filter((v) => v.getBoundingClientRect().height > 0)
+      .filter((v) => {
+        const r = v.getBoundingClientRect();
+        return v.closest("table") ? r.width > main.width + 1 : r.right > main.right + 1 || r.left < main.left - 1;
+      })
+      .map((v) => `${v.dataset.claim || "a verdict"} ("${v.textContent.trim().slice(0, 60)}")`);
+  });
+}
+
+for (const file of ["index.html", "findings.html"]) {
+  if (!fs.existsSync(path.join(bookDir, file))) continue;
+  for (const width of WIDTHS) {
+    const { page, context } = await open(file, { width });
+    const outside = await badgesOutside(page);
+    check(outside.length === 0, `${file} @${width}px: verdict badges run past the column: ${outside.join("; ")}`);
+    await context.close();
+  }
+}
+
 const figureCounts = {};
 const detailCounts = {};
 const offsets = {};
@@ -321,6 +347,8 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
     layout.tables.forEach((t, i) => check(t.right <= layout.main.right + 1 && (!t.wide || t.scrolls),
       `${file} @${width}px: table ${i + 1} neither fits nor scrolls`));
     check(!layout.pageOverflow, `${file} @${width}px: the page scrolls sideways`);
+    const outside = await badgesOutside(page);
+    check(outside.length === 0, `${file} @${width}px: verdict badges run past the column: ${outside.join("; ")}`);
     await context.close();
   }
 

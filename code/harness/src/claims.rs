@@ -336,12 +336,10 @@ pub struct Finding {
     /// `None` when no machine's results could decide it.
     pub machine: Option<String>,
     pub outcome: Outcome,
-    /// "holds", "holds only when ...", "does not hold (undecided when ...)".
+    /// "holds", "holds only when ...", "does not hold (undecided when ...)":
+    /// the conditions it names are the shorter list, where it holds or
+    /// where it fails.
     pub headline: String,
-    /// The conditions of the verdict map under which the claim holds.
-    pub holds_when: Vec<String>,
-    /// How many conditions the map measured (0: one rule on one experiment).
-    pub conditions: usize,
     /// The figures that decided it.
     pub why: String,
     /// The verdict across the releases measured (`releases::range_note`),
@@ -359,13 +357,6 @@ impl Finding {
             machine: v.machine.clone(),
             outcome: v.outcome,
             headline: v.headline(),
-            holds_when: v
-                .conditions
-                .iter()
-                .filter(|c| c.decides() && c.outcome == Outcome::Holds)
-                .map(|c| c.setting.clone())
-                .collect(),
-            conditions: v.conditions.iter().filter(|c| c.decides()).count(),
             why: v.evidence.clone(),
             releases: None,
         }
@@ -436,7 +427,10 @@ mod tests {
         assert_eq!(headline(&rows), (Outcome::Holds, None));
         let v = Verdict::from_map(&Claim::for_test("X-1", "s"), "m", rows.to_vec(), "e");
         let f = Finding::of("ch", &v);
-        assert_eq!(f.conditions, 2, "only the deciding rows are counted");
+        assert_eq!(
+            f.headline, "holds",
+            "the long run does not turn the Findings row"
+        );
         assert_eq!(v.conditions.len(), 3, "the map still shows the long run");
         // Alone, it is measured and decides nothing.
         let only = [row("one long run", Outcome::Holds).not_deciding("no interval")];

@@ -23,13 +23,12 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
                 "Claim",
                 "As published",
                 "Verdict",
-                "Holds when",
                 "Across releases",
                 "Machine",
                 "Why",
             ],
         )
-        .left(&[0, 1, 2, 3, 4, 5, 6]);
+        .left(&[0, 1, 2, 3, 4, 5]);
         for f in rows {
             t.push(vec![
                 format!(
@@ -45,7 +44,6 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
                     escape(&f.claim),
                     escape_markdown(&f.headline)
                 ),
-                holds_when(f),
                 f.releases.as_deref().map_or_else(
                     || "one release measured".to_string(),
                     |r| format!("[{}]({}.md#across-releases)", escape_markdown(r), f.chapter),
@@ -148,28 +146,11 @@ fn tally(findings: &[Finding]) -> String {
     out
 }
 
-fn holds_when(f: &Finding) -> String {
-    match f.outcome {
-        Outcome::Holds if f.conditions > 0 => {
-            format!("every condition measured ({})", f.conditions)
-        }
-        Outcome::Holds => "the book's experiment".to_string(),
-        Outcome::NotMeasured => "not measured".to_string(),
-        _ if f.holds_when.is_empty() => "none measured".to_string(),
-        _ => f
-            .holds_when
-            .iter()
-            .map(|s| escape_markdown(s))
-            .collect::<Vec<_>>()
-            .join("; "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn finding(chapter: &str, claim: &str, outcome: Outcome, holds_when: &[&str]) -> Finding {
+    fn finding(chapter: &str, claim: &str, outcome: Outcome, headline: &str) -> Finding {
         Finding {
             chapter: chapter.into(),
             claim: claim.into(),
@@ -177,9 +158,7 @@ mod tests {
             source: "[post](https://example.org)".into(),
             machine: Some("m1".into()),
             outcome,
-            headline: outcome.label().into(),
-            holds_when: holds_when.iter().map(|s| s.to_string()).collect(),
-            conditions: 3,
+            headline: headline.into(),
             why: "ratio 2.0×".into(),
             releases: None,
         }
@@ -188,9 +167,14 @@ mod tests {
     #[test]
     fn every_claim_has_a_badge_and_a_link_to_its_verdict() {
         let f = [
-            finding("a", "A-1", Outcome::Holds, &["x", "y", "z"]),
-            finding("a", "A-2", Outcome::Depends, &["consumer on block_on"]),
-            finding("b", "B-1", Outcome::DoesNotHold, &[]),
+            finding("a", "A-1", Outcome::Holds, "holds"),
+            finding(
+                "a",
+                "A-2",
+                Outcome::Depends,
+                "holds only when consumer on block_on",
+            ),
+            finding("b", "B-1", Outcome::DoesNotHold, "does not hold"),
         ];
         let titles = [
             ("a".into(), "Chapter A".into()),
@@ -207,7 +191,13 @@ mod tests {
         assert!(md.contains("data-blocks=\"table,verdicts:A-1+A-2+B-1\""));
         assert!(md.contains("3 published claims, 3 verdicts"), "{md}");
         assert!(md.contains("from 1 machine: 1 hold, 1 hold only"), "{md}");
-        assert!(md.contains("consumer on block_on"));
+        // The badge carries the whole headline, its conditions included.
+        assert!(
+            md.contains(
+                "<span class=\"verdict depends\" data-claim=\"A-2\">holds only when consumer on block_on</span>"
+            ),
+            "{md}"
+        );
         assert!(md.contains("A &lt;b&gt; claim"), "statements are escaped");
         assert!(md.find("Chapter A").unwrap() < md.find("Chapter B").unwrap());
         let front = front(&f, &titles);
