@@ -70,8 +70,9 @@ fn opening(findings: &[Finding], exhibit: &str, blocks: &str) -> String {
     out
 }
 
-/// The introduction's opening: the tally, then each chapter's claims as one
-/// line of badges linking to their verdicts. Generated, never typed.
+/// The introduction's opening: the tally, then each chapter with its claims
+/// beneath it, one line each: the claim's id, linking to its verdict, and
+/// its badge. Generated, never typed.
 pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
     let mut out = opening(findings, "front", "");
     out.push_str("<ul class=\"answer-verdicts\">\n");
@@ -81,7 +82,7 @@ pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
             .filter(|f| &f.chapter == name)
             .map(|f| {
                 format!(
-                    "<a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+                    "<li><a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span></li>",
                     claim_anchor(&f.claim),
                     escape(&f.claim),
                     f.outcome.css(),
@@ -95,9 +96,9 @@ pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
         }
         let _ = writeln!(
             out,
-            "<li><a href=\"{name}.html\"><strong>{}</strong></a>: {}</li>",
+            "<li><a href=\"{name}.html\"><strong>{}</strong></a>\n<ul class=\"answer-verdicts\">\n{}\n</ul></li>",
             escape(title),
-            badges.join("; ")
+            badges.join("\n")
         );
     }
     out.push_str("</ul>\n\n");
@@ -207,5 +208,15 @@ mod tests {
             "{front}"
         );
         assert!(front.contains("3 published claims, 3 verdicts"));
+        // One line per claim, under its chapter, in reading order.
+        let a = front.find("<strong>Chapter A</strong>").unwrap();
+        let b = front.find("<strong>Chapter B</strong>").unwrap();
+        let a2 = front
+            .find("<li><a href=\"a.html#claim-a-2\">A-2</a>")
+            .unwrap();
+        let b1 = front
+            .find("<li><a href=\"b.html#claim-b-1\">B-1</a>")
+            .unwrap();
+        assert!(a < a2 && a2 < b && b < b1, "{front}");
     }
 }
