@@ -72,17 +72,23 @@ fn opening(findings: &[Finding], exhibit: &str, blocks: &str) -> String {
 
 /// The introduction's opening: the tally, then each chapter with its claims
 /// beneath it, one line each: the claim's id, linking to its verdict, and
-/// its badge. Generated, never typed.
+/// its badge; a claim judged on several machines names the machine after
+/// each badge that has one. Generated, never typed.
 pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
     let mut out = opening(findings, "front", "");
     out.push_str("<ul class=\"answer-verdicts\">\n");
     for (name, title) in titles {
-        let badges: Vec<String> = findings
+        let ours: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
+        let badges: Vec<String> = ours
             .iter()
-            .filter(|f| &f.chapter == name)
             .map(|f| {
+                let several = ours.iter().filter(|o| o.claim == f.claim).count() > 1;
+                let on = match &f.machine {
+                    Some(m) if several => format!(" on {}", escape(m)),
+                    _ => String::new(),
+                };
                 format!(
-                    "<li><a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span></li>",
+                    "<li><a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span>{on}</li>",
                     claim_anchor(&f.claim),
                     escape(&f.claim),
                     f.outcome.css(),
@@ -218,5 +224,24 @@ mod tests {
             .find("<li><a href=\"b.html#claim-b-1\">B-1</a>")
             .unwrap();
         assert!(a < a2 && a2 < b && b < b1, "{front}");
+        assert!(
+            !front.contains(" on m1"),
+            "one verdict per claim: no machine named"
+        );
+        // A claim judged on two machines names each machine it was measured on.
+        let mut twice = f.to_vec();
+        let mut other = finding("b", "B-1", Outcome::NotMeasured, "not measured");
+        other.machine = None;
+        twice.push(other);
+        twice[2].machine = Some("<m2>".into());
+        let both = super::front(&twice, &titles);
+        assert!(
+            both.contains("data-claim=\"B-1\">does not hold</span> on &lt;m2&gt;</li>"),
+            "{both}"
+        );
+        assert!(
+            both.contains("data-claim=\"B-1\">not measured</span></li>"),
+            "{both}"
+        );
     }
 }
