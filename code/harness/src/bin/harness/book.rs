@@ -128,6 +128,9 @@ fn rendered(store: &Store, info: &ChapterInfo) -> Result<Rendered> {
     Ok(page)
 }
 
+/// How many bytes of the hash name a cached page (twice as many hex digits).
+const KEY_BYTES: usize = 8;
+
 /// Whether `file` in the render cache is one of `chapter`'s pages,
 /// `<chapter>-<16 hex digits>.json`: a chapter named `fan` must not take
 /// `fan-in`'s pages for its own.
@@ -135,7 +138,7 @@ fn cached_page_of(chapter: &str, file: &str) -> bool {
     file.strip_prefix(chapter)
         .and_then(|rest| rest.strip_prefix('-'))
         .and_then(|rest| rest.strip_suffix(".json"))
-        .is_some_and(|key| key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|key| key.len() == 2 * KEY_BYTES && key.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The key of a chapter's cached page: the path, size and modification time
@@ -163,7 +166,7 @@ fn render_key(bin: &Path, store: &Store) -> Result<String> {
     Ok(hasher
         .finalize()
         .iter()
-        .take(8)
+        .take(KEY_BYTES)
         .map(|b| format!("{b:02x}"))
         .collect())
 }
