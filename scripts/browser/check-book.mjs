@@ -285,7 +285,8 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
         .filter((fig) => !fig.closest(".machine-panel") || fig.closest(".machine-panel").getBoundingClientRect().height > 0)
         .map((fig) => {
         const r = fig.getBoundingClientRect();
-        const svg = fig.querySelector("svg");
+        // A chart is drawn twice, wide and for a phone; the page shows one.
+        const svg = [...fig.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0) || fig.querySelector("svg");
         const s = svg.getBoundingClientRect();
         const scale = s.width / svg.viewBox.baseVal.width;
         // The smallest text as drawn: its font size in the SVG's units times
@@ -403,8 +404,10 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
 // The print page carries every chapter's figures, drawn.
 if (!safetyOnly) {
   const { page, context, errors } = await open("print.html", { print: true });
-  const sizes = await page.evaluate(() => [...document.querySelectorAll("figure.bench-figure svg")]
-    .map((s) => s.getBoundingClientRect()).map((r) => r.width * r.height));
+  // One drawing of each figure is printed (a chart's wide one).
+  const sizes = await page.evaluate(() => [...document.querySelectorAll("figure.bench-figure")]
+    .map((f) => [...f.querySelectorAll("svg")].map((s) => s.getBoundingClientRect())
+      .map((r) => r.width * r.height).reduce((a, b) => Math.max(a, b), 0)));
   const expected = Object.values(figureCounts).reduce((a, b) => a + b, 0);
   check(sizes.length === expected, `print.html has ${sizes.length} figures, the chapters ${expected}`);
   check(sizes.every((a) => a > 0), "print.html has a figure of no size");
@@ -420,10 +423,89 @@ if (!safetyOnly) {
   await context.close();
 }
 
+// ---------------------------------------------------------------------------
+// The main line and the notebook (issue 40, deliverables 4 and 5): a chapter
+// read with every fold closed fits in MAX_SCREENS screens at 1280x900; no
+// table the reader meets with folds closed is wider than the column at
+// 1280 px (a wide one may sit in a fold beside its CSV); at 375 px no figure
+// but a flame graph is wider than the column, and its text is drawn at 11 px
+// or more; the print page opens every fold of the book.
+const MAX_SCREENS = 15;
+const screens = {};
+if (!safetyOnly) {
+  for (const { name: chapter } of CHAPTERS) {
+    const file = `${chapter}.html`;
+    {
+      const { page, context } = await open(file, { width: 1280 });
+      const m = await page.evaluate(() => {
+        for (const d of document.querySelectorAll("main details")) d.open = false;
+        const main = document.querySelector("main");
+        const column = main.getBoundingClientRect();
+        const wide = [...main.querySelectorAll("table")]
+          .filter((t) => !t.closest("details:not([open])") && t.getBoundingClientRect().height > 0)
+          .filter((t) => t.scrollWidth > column.width + 1)
+          .map((t) => {
+            const head = [...t.querySelectorAll("th")].map((th) => th.textContent.trim()).slice(0, 3).join(" | ");
+            return `${Math.round(t.scrollWidth)} px (${head.slice(0, 60)})`;
+          });
+        return { height: document.documentElement.scrollHeight, viewport: window.innerHeight,
+          column: Math.round(column.width), wide,
+          tables: [...main.querySelectorAll("table")].length };
+      });
+      const n = m.height / m.viewport;
+      screens[chapter] = { screens: n, wide: m.wide.length, tables: m.tables };
+      check(n <= MAX_SCREENS, `${file} @1280px: the main line is ${n.toFixed(1)} screens with every fold closed (at most ${MAX_SCREENS})`);
+      check(m.wide.length === 0,
+        `${file} @1280px: ${m.wide.length} table(s) outside the folds wider than the ${m.column}-px column: ${m.wide.join("; ")}`);
+      await context.close();
+    }
+    {
+      const { page, context } = await open(file, { width: 375 });
+      const bad = await page.evaluate(() => {
+        for (const d of document.querySelectorAll("main details")) d.open = true;
+        const column = document.querySelector("main").getBoundingClientRect();
+        return [...document.querySelectorAll("main figure.bench-figure")]
+          .filter((f) => !f.querySelector("svg.flame-svg"))
+          .filter((f) => !f.closest(".machine-panel") || f.closest(".machine-panel").getBoundingClientRect().height > 0)
+          .map((f) => {
+            const svg = [...f.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
+            if (!svg) return `${f.id}: no drawing shown`;
+            const r = svg.getBoundingClientRect();
+            const scale = r.width / svg.viewBox.baseVal.width;
+            const smallest = Math.min(...[...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
+              .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+            const problems = [];
+            if (r.width > column.width + 1 || r.right > column.right + 1 || f.scrollWidth > f.clientWidth + 1) {
+              problems.push(`${Math.round(r.width)} px wide in a ${Math.round(column.width)}-px column`);
+            }
+            if (!(smallest >= 11)) problems.push(`text drawn at ${smallest.toFixed(1)} px`);
+            return problems.length ? `${f.id}: ${problems.join(", ")}` : null;
+          })
+          .filter(Boolean);
+      });
+      screens[chapter].figures375 = bad.length;
+      check(bad.length === 0, `${file} @375px: ${bad.length} figure(s) do not fit the column: ${bad.join("; ")}`);
+      await context.close();
+    }
+  }
+  // Printing opens every fold of the book, not only the chapters'.
+  const { page, context } = await open("print.html", { print: true });
+  const closed = await page.evaluate(() => [...document.querySelectorAll("main details")]
+    .filter((d) => ![...d.children].filter((c) => c.tagName !== "SUMMARY").some((c) => c.getBoundingClientRect().height > 0))
+    .map((d) => d.querySelector("summary")?.textContent.trim() || "(no summary)"));
+  check(closed.length === 0, `print.html prints ${closed.length} fold(s) closed: ${closed.slice(0, 5).join("; ")}`);
+  await context.close();
+}
+// ---------------------------------------------------------------------------
+
 await browser.close();
 server.close();
 for (const [chapter, o] of Object.entries(offsets)) {
   console.log(`answer first @1280px: ${chapter}: first verdict at ${Math.round(o.verdict)} px, first figure at ${Math.round(o.figure)} px`);
+}
+for (const [chapter, o] of Object.entries(screens)) {
+  console.log(`main line @1280px: ${chapter}: ${o.screens.toFixed(1)} screens with folds closed, ` +
+    `${o.wide} of ${o.tables} tables wider than the column outside folds; @375px: ${o.figures375} figures too wide`);
 }
 for (const f of failures) console.error(`browser check failed: ${f}`);
 console.log(`browser checks: ${passed} passed, ${failures.length} failed`);

@@ -49,6 +49,7 @@ pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
             x: Axis::log("message size (bytes)"),
             y: Axis::log("bytes at creation"),
             series,
+            line_at: None,
         }));
     }
     Ok(blocks)

@@ -211,6 +211,7 @@ fn figure(machine: &str, rows: &[Row]) -> Figure {
         x: Axis::linear("tokio 1.x release (minor)"),
         y: Axis::log("bytes at creation"),
         series,
+        line_at: None,
     }
 }
 

@@ -71,5 +71,6 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("payload (bytes)"),
         y: Axis::log("µs per burst"),
         series,
+        line_at: None,
     })])
 }

@@ -139,6 +139,7 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("channel bound"),
         y: Axis::log("µs per message"),
         series,
+        line_at: None,
     })])
 }
 

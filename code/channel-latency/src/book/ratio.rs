@@ -21,14 +21,23 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let runtime = runtime_a(&book.primary().data);
     Ok(vec![Block::Figure(Figure {
         id: "latency-ratio".into(),
-        title: "tokio mpsc time / crossbeam time, per machine".into(),
+        // "Per machine" only once there is more than one machine to compare.
+        title: if book.runs.len() > 1 {
+            "tokio mpsc time / crossbeam time, per machine".into()
+        } else {
+            format!(
+                "tokio mpsc time / crossbeam time on {}, beside the published machines",
+                machine_of(book.primary())
+            )
+        },
         caption: format!(
-            "Ratio of burst times, [u8; N] payload; solid lines are this book's machines, timed head to head, with bootstrapped 95 % bands, dashed lines the published machines ({}). {runtime}. Above the line at 1, tokio is slower.",
+            "Ratio of burst times, [u8; N] payload; solid lines are this book's machines, timed head to head, with bootstrapped 95 % bands, dashed lines the published machines ({}). {runtime}. Above the dashed line at 1, tokio is slower.",
             published.citation
         ),
         x: Axis::log("payload (bytes)"),
         y: Axis::linear("tokio / crossbeam"),
         series,
+        line_at: Some(1.0),
     })])
 }
 

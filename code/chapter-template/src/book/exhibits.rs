@@ -40,5 +40,6 @@ pub fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
             Series::measured("vec", vec![point(1.0, &run.data.vec.median)]),
             Series::measured("crossbeam", vec![point(2.0, &run.data.crossbeam.median)]),
         ],
+        line_at: None,
     })])
 }

@@ -101,6 +101,7 @@ fn burst_figure(
             x: Axis::log("producer tasks (workers)"),
             y: Axis::log("time per burst (µs)"),
             series,
+            line_at: None,
         }));
     }
     Ok(blocks)

@@ -226,6 +226,7 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 x: Axis::linear("step of the ladder (0: as published, 6: the fair experiment)"),
                 y: Axis::log("ratio of mean times (×)"),
                 series,
+                line_at: None,
             }));
         }
     }

@@ -106,9 +106,16 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Number(v, unit) => match unit {
-                // Counts read best with separators, exactly.
-                Unit::Plain if v.fract() == 0.0 && v.abs() < 1e15 => {
-                    crate::render::fmt::thousands(v.abs() as u64)
+                // Counts read best with separators, exactly; a mean count of
+                // a thousand or more is rounded to a whole one, so a column
+                // never mixes "16,245" with "31660".
+                Unit::Plain if (v.fract() == 0.0 || v.abs() >= 1000.0) && v.abs() < 1e15 => {
+                    let n = crate::render::fmt::thousands(v.abs().round() as u64);
+                    if *v < 0.0 {
+                        format!("-{n}")
+                    } else {
+                        n
+                    }
                 }
                 _ => unit.show(*v),
             },
@@ -283,6 +290,9 @@ pub struct Figure {
     pub x: Axis,
     pub y: Axis,
     pub series: Vec<Series>,
+    /// A dashed line across the plot at this y, in the text's colour (a
+    /// ratio's 1, where two designs take the same time).
+    pub line_at: Option<f64>,
 }
 
 #[derive(Clone, Debug)]
@@ -300,4 +310,24 @@ pub struct BarChart {
     pub caption: String,
     pub value_axis: Axis,
     pub bars: Vec<Bar>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_of_counts_reads_alike_whole_or_mean() {
+        let cells = [
+            Cell::Number(16_245.0, Unit::Plain),
+            Cell::Number(31_659.7, Unit::Plain),
+            Cell::count(800),
+            Cell::Number(12.5, Unit::Plain),
+        ];
+        let shown: Vec<String> = cells.iter().map(Cell::markdown).collect();
+        assert_eq!(shown[0], "16,245");
+        assert_eq!(shown[1], "31,660");
+        assert_eq!(shown[2], "800");
+        assert!(!shown[3].contains(','), "{}", shown[3]);
+    }
 }

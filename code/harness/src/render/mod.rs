@@ -334,12 +334,18 @@ fn blocks_markdown(blocks: &[Block]) -> String {
                 out.push_str("\n\n");
             }
             Block::Table(t) => out.push_str(&table(t)),
-            Block::Figure(f) => {
-                out.push_str(&svg::figure_html(&f.id, &f.caption, &svg::line_chart(f)))
-            }
-            Block::Bars(b) => {
-                out.push_str(&svg::figure_html(&b.id, &b.caption, &svg::bar_chart(b)))
-            }
+            Block::Figure(f) => out.push_str(&svg::figure_pair_html(
+                &f.id,
+                &f.caption,
+                &svg::line_chart(f),
+                &svg::line_chart_at(f, &svg::PHONE),
+            )),
+            Block::Bars(b) => out.push_str(&svg::figure_pair_html(
+                &b.id,
+                &b.caption,
+                &svg::bar_chart(b),
+                &svg::bar_chart_at(b, &svg::PHONE),
+            )),
             Block::Verdicts(v) => out.push_str(&verdicts(v)),
             Block::Drawn(d) => out.push_str(&svg::figure_html(&d.id, &d.caption, &d.svg)),
         }

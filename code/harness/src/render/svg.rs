@@ -10,8 +10,137 @@ use crate::render::fmt;
 use crate::render::html_escape;
 
 pub const WIDTH: u32 = 760;
-const PLOT_HEIGHT: u32 = 400;
-const LEGEND_ROW: u32 = 22;
+
+/// The sizes one drawing of a figure is made at. Every figure is drawn twice:
+/// wide for a desktop column, and narrow for a phone's, where the wide one
+/// would shrink its text below 11 px. The page shows one of the two.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub width: u32,
+    plot_height: u32,
+    /// Font sizes in the SVG's units: tick labels, axis names, the title,
+    /// the legend.
+    tick: u32,
+    desc: u32,
+    title: u32,
+    legend: u32,
+    legend_columns: u32,
+    /// At most this many labelled ticks on an axis.
+    max_ticks: usize,
+    y_label_area: u32,
+}
+
+/// Drawn 760 units wide into a column of 560-760 px: text of 15 units or more
+/// stays at 11 px or more.
+pub const WIDE: Layout = Layout {
+    width: WIDTH,
+    plot_height: 400,
+    tick: 19,
+    desc: 20,
+    title: 22,
+    legend: 19,
+    legend_columns: 2,
+    max_ticks: 10,
+    y_label_area: 74,
+};
+
+/// Drawn 400 units wide into a phone's column (about 345 px at a 375-px
+/// screen): its smallest text, 13.7 units (plotters' size 17), is drawn
+/// at 11.8 px; the legend is one column.
+pub const PHONE: Layout = Layout {
+    width: 400,
+    plot_height: 320,
+    tick: 17,
+    desc: 17,
+    title: 18,
+    legend: 17,
+    legend_columns: 1,
+    max_ticks: 5,
+    y_label_area: 66,
+};
+
+/// A generous estimate of a sans-serif character's width, in em: text laid
+/// out with it fits where it is put.
+const CHAR_EM: f64 = 0.6;
+
+/// plotters writes a font of size `s` as `font-size` s / 1.24 in the SVG.
+fn drawn(font: u32) -> f64 {
+    font as f64 / 1.24
+}
+
+/// The width of one character of text at `font`, in the SVG's units.
+fn char_width(font: u32) -> f64 {
+    CHAR_EM * drawn(font)
+}
+
+/// How many characters of text at `font` fit in `width` units.
+fn chars_in(width: f64, font: u32) -> usize {
+    ((width / char_width(font)).floor() as usize).max(8)
+}
+
+/// Words wrapped into lines of at most `max` characters (a longer word
+/// keeps a line of its own).
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Labelled ticks on a log axis from `lo` to `hi`: 1-2-5 steps where they fit
+/// in `max`, then 1-3, then powers of ten (every other one if need be), so
+/// a range that starts at 150 gets a tick below 1k.
+fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let within = |mults: &[f64], every: i32| -> Vec<f64> {
+        let (k0, k1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        let mut out = Vec::new();
+        for k in k0..=k1 {
+            if (k - k0) % every != 0 {
+                continue;
+            }
+            for m in mults {
+                let v = m * 10f64.powi(k);
+                if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    };
+    for mults in [&[1.0, 2.0, 5.0][..], &[1.0, 3.0][..], &[1.0][..]] {
+        let t = within(mults, 1);
+        if t.len() <= max && t.len() >= 2 {
+            return t;
+        }
+        if t.len() < 2 {
+            // A narrow range: finer steps than these will not fit better.
+            let fine = within(&[1.0, 1.5, 2.0, 3.0, 5.0, 7.0], 1);
+            return if fine.len() >= 2 { fine } else { vec![lo, hi] };
+        }
+    }
+    let mut every = 2;
+    loop {
+        let t = within(&[1.0], every);
+        if t.len() <= max {
+            return t;
+        }
+        every += 1;
+    }
+}
 
 /// Relative luminance between 0.12 and 0.22: at least 3:1 contrast against
 /// white, the rust theme's beige and the dark themes' near-black.
@@ -41,20 +170,40 @@ struct Tip {
     text: String,
 }
 
+/// A value in a tooltip as the tables print it: whole numbers and anything
+/// from a thousand up with separators and no decimals (`1`, `25,297,430`),
+/// others to three significant figures.
+fn tip_number(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let whole = (v - v.round()).abs() < 1e-9;
+    if (whole || v.abs() >= 1000.0) && v.abs() < 1e15 {
+        let n = fmt::thousands(v.abs().round() as u64);
+        if v < 0.0 {
+            format!("-{n}")
+        } else {
+            n
+        }
+    } else {
+        fmt::sig3(v)
+    }
+}
+
 /// The tooltip text of one point: series, both coordinates, the interval.
 fn point_tip(series: &str, fig: &Figure, p: &crate::render::blocks::Point) -> String {
     let mut t = format!(
         "{series}: {} {}, {} {}",
         fig.x.label,
-        fmt::sig3(p.x),
+        tip_number(p.x),
         fig.y.label,
-        fmt::sig3(p.y)
+        tip_number(p.y)
     );
     if let Some((lo, hi)) = p.band {
         t.push_str(&format!(
             " (interval {} – {})",
-            fmt::sig3(lo),
-            fmt::sig3(hi)
+            tip_number(lo),
+            tip_number(hi)
         ));
     }
     t
@@ -121,6 +270,21 @@ pub fn figure_html(id: &str, caption: &str, svg: &str) -> String {
     )
 }
 
+/// A figure drawn twice, wide and for a phone: the page's style shows the
+/// one that fits the column (the wide one in print).
+pub fn figure_pair_html(id: &str, caption: &str, wide: &str, phone: &str) -> String {
+    let phone = phone.replacen(
+        "<svg class=\"figure-svg\"",
+        "<svg class=\"figure-svg-phone\"",
+        1,
+    );
+    figure_html(id, caption, &format!("{wide}\n{phone}")).replacen(
+        "<figure class=\"bench-figure\"",
+        "<figure class=\"bench-figure paired\"",
+        1,
+    )
+}
+
 fn tick(v: f64) -> String {
     // Round numbers print without decimals: 1k, 10k, 2.5M.
     fn short(v: f64) -> String {
@@ -175,57 +339,148 @@ fn bounds(values: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
     }
 }
 
-fn legend_height(n: usize) -> u32 {
-    (n as u32).div_ceil(2) * LEGEND_ROW + 12
+/// One legend entry: its label, palette index, and whether it is dashed.
+type Entry = (String, usize, bool);
+
+/// The legend's lines: each entry's label wrapped to its column.
+fn legend_lines(entries: &[Entry], l: &Layout) -> Vec<Vec<String>> {
+    let column = legend_column(l) as f64 - 40.0;
+    entries
+        .iter()
+        .map(|(label, _, _)| wrap(label, chars_in(column, l.legend)))
+        .collect()
 }
 
-/// Legend under the plot, two columns; published series drawn dashed.
+fn legend_pad(l: &Layout) -> u32 {
+    if l.legend_columns > 1 {
+        70
+    } else {
+        12
+    }
+}
+
+fn legend_column(l: &Layout) -> u32 {
+    (l.width - legend_pad(l) - 10) / l.legend_columns
+}
+
+fn line_height(font: u32) -> u32 {
+    font + font / 6 + 3
+}
+
+/// Each legend row's height: its tallest entry.
+fn legend_rows(entries: &[Entry], l: &Layout) -> Vec<u32> {
+    legend_lines(entries, l)
+        .chunks(l.legend_columns as usize)
+        .map(|row| {
+            row.iter()
+                .map(|lines| lines.len() as u32)
+                .max()
+                .unwrap_or(1)
+                * line_height(l.legend)
+        })
+        .collect()
+}
+
+fn legend_height(entries: &[Entry], l: &Layout) -> u32 {
+    legend_rows(entries, l).iter().sum::<u32>() + 12
+}
+
+/// Legend under the plot; published series drawn dashed.
 fn draw_legend(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    entries: &[(String, usize, bool)],
+    entries: &[Entry],
+    l: &Layout,
 ) {
-    let font = ("sans-serif", 19).into_font().color(&INK);
-    for (i, (label, colour_index, dashed)) in entries.iter().enumerate() {
-        let x = 70 + (i as i32 % 2) * 340;
-        let y = 10 + (i as i32 / 2) * LEGEND_ROW as i32;
+    let font = ("sans-serif", l.legend).into_font().color(&INK);
+    let lines = legend_lines(entries, l);
+    let rows = legend_rows(entries, l);
+    let columns = l.legend_columns as usize;
+    for (i, (_, colour_index, dashed)) in entries.iter().enumerate() {
+        let x = (legend_pad(l) + (i % columns) as u32 * legend_column(l)) as i32;
+        let y = 10 + rows[..i / columns].iter().sum::<u32>() as i32;
+        let mid = y + l.legend as i32 / 2 - 1;
         let style = colour(*colour_index).stroke_width(3);
         if *dashed {
             for k in 0..3 {
                 let _ = area.draw(&PathElement::new(
-                    vec![(x + k * 10, y + 8), (x + k * 10 + 6, y + 8)],
+                    vec![(x + k * 10, mid), (x + k * 10 + 6, mid)],
                     style,
                 ));
             }
         } else {
-            let _ = area.draw(&PathElement::new(vec![(x, y + 8), (x + 26, y + 8)], style));
+            let _ = area.draw(&PathElement::new(vec![(x, mid), (x + 26, mid)], style));
         }
-        let _ = area.draw(&Text::new(label.clone(), (x + 34, y), font.clone()));
+        for (k, line) in lines[i].iter().enumerate() {
+            let at = (x + 34, y + (k as u32 * line_height(l.legend)) as i32);
+            let _ = area.draw(&Text::new(line.clone(), at, font.clone()));
+        }
+    }
+}
+
+/// The title's lines, wrapped to the width of the drawing.
+fn title_lines(title: &str, l: &Layout) -> Vec<String> {
+    wrap(title, chars_in(l.width as f64 - 24.0, l.title))
+}
+
+fn title_height(title: &str, l: &Layout) -> u32 {
+    title_lines(title, l).len() as u32 * line_height(l.title) + 10
+}
+
+/// The title, centred above the plot, on as many lines as it needs.
+fn draw_title(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, title: &str, l: &Layout) {
+    let style = ("sans-serif", l.title).into_font().color(&INK).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ),
+    );
+    for (k, line) in title_lines(title, l).iter().enumerate() {
+        let at = (
+            (l.width / 2) as i32,
+            8 + (k as u32 * line_height(l.title)) as i32,
+        );
+        let _ = area.draw(&Text::new(line.clone(), at, style.clone()));
     }
 }
 
 macro_rules! draw_lines {
-    ($area:expr, $fig:expr, $xr:expr, $yr:expr, $tips:expr) => {{
+    ($area:expr, $fig:expr, $l:expr, $xr:expr, $yr:expr, $tips:expr) => {{
         let fig: &Figure = $fig;
+        let l: &Layout = $l;
         let mut chart = ChartBuilder::on($area)
-            .caption(&fig.title, ("sans-serif", 22).into_font().color(&INK))
             .margin(14)
-            .x_label_area_size(46)
-            .y_label_area_size(74)
+            .margin_top(4)
+            .x_label_area_size(l.tick + l.desc + 14)
+            .y_label_area_size(l.y_label_area)
             .build_cartesian_2d($xr, $yr)
             .expect("chart layout");
         chart
             .configure_mesh()
             .x_desc(fig.x.label.as_str())
             .y_desc(fig.y.label.as_str())
+            .x_labels(l.max_ticks)
+            .y_labels(l.max_ticks)
             .axis_style(INK.stroke_width(1))
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.04))
-            .label_style(("sans-serif", 19).into_font().color(&INK))
-            .axis_desc_style(("sans-serif", 20).into_font().color(&INK))
+            .label_style(("sans-serif", l.tick).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", l.desc).into_font().color(&INK))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
             .draw()
             .expect("mesh");
+        if let Some(at) = fig.line_at {
+            // A reference line across the plot (a ratio's 1), in the text's colour.
+            let (x0, x1) = (chart.x_range().start, chart.x_range().end);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(x0, at), (x1, at)],
+                    4,
+                    4,
+                    INK.stroke_width(2),
+                ))
+                .expect("reference line");
+        }
         let colours = colour_indices(fig);
         for (k, s) in fig.series.iter().enumerate() {
             let i = colours[k];
@@ -285,62 +540,131 @@ fn colour_indices(fig: &Figure) -> Vec<usize> {
         .collect()
 }
 
+/// A line chart at the desktop's size.
 pub fn line_chart(fig: &Figure) -> String {
+    line_chart_at(fig, &WIDE)
+}
+
+pub fn line_chart_at(fig: &Figure, l: &Layout) -> String {
     let colours = colour_indices(fig);
-    let entries: Vec<(String, usize, bool)> = fig
+    let entries: Vec<Entry> = fig
         .series
         .iter()
         .enumerate()
         .map(|(i, s)| (s.label.clone(), colours[i], s.published))
         .collect();
-    let height = PLOT_HEIGHT + legend_height(entries.len());
+    let head = title_height(&fig.title, l);
+    let height = head + l.plot_height + legend_height(&entries, l);
     let (x0, x1) = bounds(
         fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.x)),
         fig.x.scale,
     );
     let (y0, y1) = bounds(
-        fig.series.iter().flat_map(|s| {
-            s.points
-                .iter()
-                .flat_map(|p| [Some(p.y), p.band.map(|b| b.0), p.band.map(|b| b.1)])
-                .flatten()
-        }),
+        fig.series
+            .iter()
+            .flat_map(|s| {
+                s.points
+                    .iter()
+                    .flat_map(|p| [Some(p.y), p.band.map(|b| b.0), p.band.map(|b| b.1)])
+                    .flatten()
+            })
+            .chain(fig.line_at),
         fig.y.scale,
+    );
+    let (xt, yt) = (
+        log_ticks(x0, x1, l.max_ticks),
+        log_ticks(y0, y1, l.max_ticks),
     );
     let mut buf = String::new();
     let mut tips = Vec::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
-        let (plot, legend) = root.split_vertically(PLOT_HEIGHT);
+        let root = SVGBackend::with_string(&mut buf, (l.width, height)).into_drawing_area();
+        let (top, rest) = root.split_vertically(head);
+        draw_title(&top, &fig.title, l);
+        let (plot, legend) = rest.split_vertically(l.plot_height);
         match (fig.x.scale, fig.y.scale) {
-            (Scale::Linear, Scale::Linear) => draw_lines!(&plot, fig, x0..x1, y0..y1, tips),
+            (Scale::Linear, Scale::Linear) => draw_lines!(&plot, fig, l, x0..x1, y0..y1, tips),
             (Scale::Log, Scale::Linear) => {
-                draw_lines!(&plot, fig, (x0..x1).log_scale(), y0..y1, tips)
+                draw_lines!(
+                    &plot,
+                    fig,
+                    l,
+                    (x0..x1).log_scale().with_key_points(xt),
+                    y0..y1,
+                    tips
+                )
             }
             (Scale::Linear, Scale::Log) => {
-                draw_lines!(&plot, fig, x0..x1, (y0..y1).log_scale(), tips)
+                draw_lines!(
+                    &plot,
+                    fig,
+                    l,
+                    x0..x1,
+                    (y0..y1).log_scale().with_key_points(yt),
+                    tips
+                )
             }
-            (Scale::Log, Scale::Log) => {
-                draw_lines!(&plot, fig, (x0..x1).log_scale(), (y0..y1).log_scale(), tips)
-            }
+            (Scale::Log, Scale::Log) => draw_lines!(
+                &plot,
+                fig,
+                l,
+                (x0..x1).log_scale().with_key_points(xt),
+                (y0..y1).log_scale().with_key_points(yt),
+                tips
+            ),
         }
-        draw_legend(&legend, &entries);
+        draw_legend(&legend, &entries, l);
         root.present().expect("svg");
+    }
+    // Tips were placed in the plot area's coordinates; it sits below the title.
+    for t in &mut tips {
+        t.y += head as i32;
     }
     with_tips(finish(buf, &fig.title), &tips)
 }
 
+/// The width, in the SVG's units, of the bars' label column: the longest
+/// label, within a share of the drawing.
+fn bar_label_area(chart: &BarChart, l: &Layout) -> u32 {
+    let longest = chart
+        .bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let need = (longest as f64 * char_width(l.tick)).ceil() as u32 + 16;
+    need.clamp(80, l.width * 45 / 100)
+}
+
+/// A bar's label as drawn: cut with an ellipsis where the column is too
+/// narrow (its tooltip and the table beside it hold it whole).
+fn bar_label(label: &str, area: u32, l: &Layout) -> String {
+    let max = chars_in(area as f64 - 16.0, l.tick);
+    if label.chars().count() <= max {
+        label.to_string()
+    } else {
+        let cut: String = label.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
 macro_rules! draw_bars {
-    ($area:expr, $chart:expr, $xr:expr, $base:expr, $tips:expr) => {{
+    ($area:expr, $chart:expr, $l:expr, $xr:expr, $base:expr, $tips:expr) => {{
         let chart: &BarChart = $chart;
+        let l: &Layout = $l;
         let n = chart.bars.len();
         let groups = groups(chart);
-        let labels: Vec<String> = chart.bars.iter().map(|b| b.label.clone()).collect();
+        let area = bar_label_area(chart, l);
+        let labels: Vec<String> = chart
+            .bars
+            .iter()
+            .map(|b| bar_label(&b.label, area, l))
+            .collect();
         let mut c = ChartBuilder::on($area)
-            .caption(&chart.title, ("sans-serif", 22).into_font().color(&INK))
             .margin(14)
-            .x_label_area_size(46)
-            .y_label_area_size(250)
+            .margin_top(4)
+            .x_label_area_size(l.tick + l.desc + 14)
+            .y_label_area_size(area)
             .build_cartesian_2d($xr, (0..n).into_segmented())
             .expect("chart layout");
         c.configure_mesh()
@@ -349,9 +673,10 @@ macro_rules! draw_bars {
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.04))
             .disable_y_mesh()
+            .x_labels(l.max_ticks)
             .y_labels(n)
-            .label_style(("sans-serif", 19).into_font().color(&INK))
-            .axis_desc_style(("sans-serif", 20).into_font().color(&INK))
+            .label_style(("sans-serif", l.tick).into_font().color(&INK))
+            .axis_desc_style(("sans-serif", l.desc).into_font().color(&INK))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
@@ -384,7 +709,7 @@ macro_rules! draw_bars {
                     "{}: {} {}",
                     b.label,
                     chart.value_axis.label,
-                    fmt::sig3(b.value)
+                    tip_number(b.value)
                 ),
             });
         }
@@ -401,27 +726,47 @@ fn groups(chart: &BarChart) -> Vec<String> {
     groups
 }
 
+/// A bar chart at the desktop's size.
 pub fn bar_chart(chart: &BarChart) -> String {
+    bar_chart_at(chart, &WIDE)
+}
+
+pub fn bar_chart_at(chart: &BarChart, l: &Layout) -> String {
     let groups = groups(chart);
-    let entries: Vec<(String, usize, bool)> = groups
+    let entries: Vec<Entry> = groups
         .iter()
         .enumerate()
         .map(|(i, g)| (g.clone(), i, false))
         .collect();
-    let plot_height = 90 + 30 * chart.bars.len() as u32;
-    let height = plot_height + legend_height(entries.len());
+    let head = title_height(&chart.title, l);
+    let bar = if l.legend_columns > 1 { 30 } else { 26 };
+    let plot_height = 70 + bar * chart.bars.len() as u32;
+    let height = head + plot_height + legend_height(&entries, l);
     let (x0, x1) = bounds(chart.bars.iter().map(|b| b.value), chart.value_axis.scale);
+    let xt = log_ticks(x0, x1, l.max_ticks);
     let mut buf = String::new();
     let mut tips = Vec::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
-        let (plot, legend) = root.split_vertically(plot_height);
+        let root = SVGBackend::with_string(&mut buf, (l.width, height)).into_drawing_area();
+        let (top, rest) = root.split_vertically(head);
+        draw_title(&top, &chart.title, l);
+        let (plot, legend) = rest.split_vertically(plot_height);
         match chart.value_axis.scale {
-            Scale::Log => draw_bars!(&plot, chart, (x0..x1).log_scale(), x0, tips),
-            Scale::Linear => draw_bars!(&plot, chart, 0.0..x1, 0.0, tips),
+            Scale::Log => draw_bars!(
+                &plot,
+                chart,
+                l,
+                (x0..x1).log_scale().with_key_points(xt),
+                x0,
+                tips
+            ),
+            Scale::Linear => draw_bars!(&plot, chart, l, 0.0..x1, 0.0, tips),
         }
-        draw_legend(&legend, &entries);
+        draw_legend(&legend, &entries, l);
         root.present().expect("svg");
+    }
+    for t in &mut tips {
+        t.y += head as i32;
     }
     with_tips(finish(buf, &chart.title), &tips)
 }
@@ -486,7 +831,146 @@ mod tests {
                     vec![Point::new(8.0, 800.0), Point::new(1024.0, 33312.0)],
                 ),
             ],
+            line_at: None,
         }
+    }
+
+    /// The labels of an SVG's text elements, as drawn.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>').map(|(_, rest)| rest))
+            .filter_map(|t| t.split("</text>").next())
+            .map(|t| t.trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_log_axis_from_150_bytes_has_ticks_below_1k() {
+        // The allocation figure's y axis: futures-channel and flume at 150-800 B.
+        let t = log_ticks(120.0, 42_000.0, WIDE.max_ticks);
+        assert!(t.iter().any(|&v| v < 1000.0), "{t:?}");
+        assert_eq!(t.first(), Some(&200.0), "{t:?}");
+        let phone = log_ticks(120.0, 42_000.0, PHONE.max_ticks);
+        assert!(
+            phone.iter().any(|&v| v < 1000.0) && phone.len() <= PHONE.max_ticks,
+            "{phone:?}"
+        );
+        // Wide ranges thin to powers of ten, never past the limit.
+        let wide = log_ticks(1.0, 1e12, 5);
+        assert!(wide.len() <= 5 && wide.len() >= 3, "{wide:?}");
+        // A narrow range still gets two ticks.
+        assert!(log_ticks(1.1, 1.9, 10).len() >= 2);
+        let mut fig = figure();
+        fig.series[0].points[0].y = 150.0;
+        let svg = line_chart(&fig);
+        let drawn = texts(&svg);
+        assert!(
+            drawn.iter().any(|t| t == "200" || t == "500"),
+            "a y tick below 1k is drawn: {drawn:?}"
+        );
+    }
+
+    #[test]
+    fn tooltips_print_numbers_as_the_tables_do() {
+        assert_eq!(tip_number(1.0), "1");
+        assert_eq!(tip_number(16.0), "16");
+        assert_eq!(tip_number(25_297_430.0), "25,297,430");
+        assert_eq!(tip_number(19_177_670.4), "19,177,670");
+        assert_eq!(tip_number(2.314), "2.31");
+        assert_eq!(tip_number(0.0812), "0.08");
+        let mut fig = figure();
+        fig.x = Axis::log("workers");
+        fig.series[0].points = vec![
+            Point::new(1.0, 2.0),
+            Point::with_band(16.0, 25_297_430.0, 19_177_670.0, 34_624_548.0),
+        ];
+        let svg = line_chart(&fig);
+        assert!(svg.contains("tokio: workers 1, bytes 2</title>"), "{svg}");
+        assert!(
+            svg.contains("workers 16, bytes 25,297,430 (interval 19,177,670 – 34,624,548)"),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn a_reference_line_is_drawn_where_the_figure_asks() {
+        let mut fig = figure();
+        fig.y = Axis::linear("ratio");
+        fig.series = vec![Series::measured(
+            "r",
+            vec![Point::new(8.0, 2.0), Point::new(64.0, 3.0)],
+        )];
+        let without = line_chart(&fig);
+        fig.line_at = Some(1.0);
+        let with = line_chart(&fig);
+        // The line at 1 is one more dashed path, and the axis reaches down to it.
+        assert!(
+            with.matches("<polyline").count() + with.matches("<path").count()
+                > without.matches("<polyline").count() + without.matches("<path").count()
+        );
+        assert!(
+            texts(&with).iter().any(|t| t == "1" || t == "0"),
+            "{:?}",
+            texts(&with)
+        );
+    }
+
+    #[test]
+    fn the_phone_drawing_is_narrow_with_its_text_at_13_5_units_or_more() {
+        let mut fig = figure();
+        fig.title = "A title long enough that a phone must put it on two lines or more".into();
+        let svg = line_chart_at(&fig, &PHONE);
+        assert!(
+            svg.contains(&format!("viewBox=\"0 0 {} ", PHONE.width)),
+            "{}",
+            &svg[..200]
+        );
+        for (i, _) in svg.match_indices("font-size=\"") {
+            let size: f64 = svg[i + 11..].split('"').next().unwrap().parse().unwrap();
+            // 13.5 units of 400 are 11.6 px in a 345-px column.
+            assert!(size >= 13.5, "font-size {size}");
+        }
+        let drawn = texts(&svg);
+        assert!(
+            drawn
+                .iter()
+                .filter(|t| t.starts_with("A title") || t.ends_with("more"))
+                .count()
+                >= 2,
+            "the title wraps: {drawn:?}"
+        );
+        // No title or legend line is longer than fits the drawing.
+        let fits = chars_in(PHONE.width as f64, PHONE.title);
+        assert!(drawn.iter().all(|t| t.chars().count() <= fits), "{drawn:?}");
+        let page = figure_pair_html("t", "cap", &line_chart(&fig), &svg);
+        assert_eq!(page.matches("<svg class=\"figure-svg\"").count(), 1);
+        assert_eq!(page.matches("<svg class=\"figure-svg-phone\"").count(), 1);
+        assert!(page.starts_with("<figure class=\"bench-figure paired\""));
+    }
+
+    #[test]
+    fn a_long_bar_label_is_cut_to_its_column_on_a_phone() {
+        let chart = BarChart {
+            id: "b".into(),
+            title: "t".into(),
+            caption: String::new(),
+            value_axis: Axis::log("x"),
+            bars: vec![Bar {
+                label: "a label far longer than the label column of a phone can hold, whole".into(),
+                value: 3.0,
+                group: "g".into(),
+            }],
+        };
+        let svg = bar_chart_at(&chart, &PHONE);
+        assert!(
+            texts(&svg).iter().any(|t| t.ends_with('…')),
+            "{:?}",
+            texts(&svg)
+        );
+        assert!(svg.contains(
+            "<title>a label far longer than the label column of a phone can hold, whole: x 3</title>"
+        ));
     }
 
     #[test]

@@ -13,6 +13,7 @@ fn a_figure_for_several_machines_sits_behind_a_switch() {
             m,
             vec![Point::new(8.0, 2.0), Point::new(64.0, 1.5)],
         )],
+        line_at: None,
     };
     let book: Book<()> = Book {
         chapter: "c",
@@ -43,7 +44,8 @@ fn a_figure_for_several_machines_sits_behind_a_switch() {
         "machine ids are escaped"
     );
     assert_eq!(md.matches("<div class=\"machine-panel\">").count(), 2);
-    assert_eq!(md.matches("<svg").count(), 2);
+    // Each panel's figure is drawn wide and for a phone.
+    assert_eq!(md.matches("<svg").count(), 4);
     assert!(
         md.contains("id=\"fig-ratio\"") && md.contains("id=\"fig-m1-ratio\""),
         "ids unique"

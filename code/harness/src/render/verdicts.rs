@@ -160,7 +160,16 @@ fn verdict_map(v: &Verdict) -> String {
             },
         ));
     }
-    format!("\n{}", table(&t))
+    // The map is the notebook behind the headline: folded, titled with what
+    // it holds (a link to its anchor opens it; print opens every fold).
+    format!(
+        "\n<details class=\"verdict-map\">\n<summary>The verdict map of {} on {}: {} way{} of measuring the claim, each with its verdict</summary>\n\n{}\n</details>\n\n",
+        v.claim.id,
+        escape(machine),
+        v.conditions.len(),
+        if v.conditions.len() == 1 { "" } else { "s" },
+        table(&t)
+    )
 }
 
 /// The four cells of one verdict-map row (method choice, condition,
@@ -202,6 +211,11 @@ mod tests {
         let v = Verdict::from_map(&claim, "m<1>", rows, "fair: 1.5×");
         let md = verdicts(&[v]);
         assert!(md.contains("Verdict map of **X-1** on m&lt;1&gt;"), "{md}");
+        // The map is folded under a title that says what it holds.
+        assert!(
+            md.contains("<details class=\"verdict-map\">\n<summary>The verdict map of X-1 on m&lt;1&gt;: 2 ways of measuring the claim"),
+            "{md}"
+        );
         assert!(
             md.contains(
                 "<span class=\"verdict reference\">not deciding</span> (one run, no interval; \

@@ -38,6 +38,7 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("futures per round"),
         y: Axis::log("time per round (ms)"),
         series,
+        line_at: None,
     })])
 }
 

@@ -66,5 +66,6 @@ pub(super) fn chart(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("1 / (1 − percentile)"),
         y: Axis::log("heartbeat lateness (µs)"),
         series,
+        line_at: None,
     })])
 }

@@ -104,6 +104,7 @@ pub(super) fn sweep(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("futures per round"),
         y: Axis::log("time per round (ms)"),
         series,
+        line_at: None,
     })])
 }
 

@@ -59,23 +59,30 @@ pub fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let rows: Vec<PublishedBurst> = published.rows()?;
     let published_rate = |w: u64, us: f64| rate(w * PUBLISHED_MESSAGES_PER_WORKER, us * 1e3);
     // Series labels are drawn as SVG text, which the plotting crate escapes.
-    series.push(Series::published(
-        format!("published: std Mutex swap ({})", published.source.machine),
-        rows.iter()
-            .map(|r| Point::new(r.workers as f64, published_rate(r.workers, r.std_mutex_us)))
-            .collect(),
-    ));
-    series.push(Series::published(
-        format!("published: tokio Mutex swap ({})", published.source.machine),
-        rows.iter()
-            .map(|r| {
-                Point::new(
-                    r.workers as f64,
-                    published_rate(r.workers, r.tokio_mutex_us),
-                )
-            })
-            .collect(),
-    ));
+    // Each published line is drawn in the colour of the design it measured.
+    series.push(
+        Series::published(
+            format!("published: std Mutex swap ({})", published.source.machine),
+            rows.iter()
+                .map(|r| Point::new(r.workers as f64, published_rate(r.workers, r.std_mutex_us)))
+                .collect(),
+        )
+        .coloured_like(Design::StdMutexSwap.label()),
+    );
+    series.push(
+        Series::published(
+            format!("published: tokio Mutex swap ({})", published.source.machine),
+            rows.iter()
+                .map(|r| {
+                    Point::new(
+                        r.workers as f64,
+                        published_rate(r.workers, r.tokio_mutex_us),
+                    )
+                })
+                .collect(),
+        )
+        .coloured_like(Design::TokioMutexSwap.label()),
+    );
     Ok(vec![Block::Figure(Figure {
         id: "mutex-swap-throughput".into(),
         title: "Messages per second through one consumer".into(),
@@ -92,6 +99,7 @@ pub fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         x: Axis::log("producer tasks"),
         y: Axis::log("messages per second"),
         series,
+        line_at: None,
     })])
 }
 
