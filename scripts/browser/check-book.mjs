@@ -304,10 +304,12 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
           tips: tips.length,
           tipsWithValues: tips.filter((t) => /[0-9]/.test(t.querySelector("title")?.textContent || "")).length };
       });
+      // A table scrolls inside mdBook's .table-wrapper when it cannot fit.
       const tables = [...document.querySelectorAll("main table")].map((t) => {
-        const r = t.getBoundingClientRect();
-        const style = getComputedStyle(t);
-        return { right: r.right, scrolls: ["auto", "scroll"].includes(style.overflowX), wide: t.scrollWidth > t.clientWidth + 1 };
+        const box = t.closest(".table-wrapper") || t;
+        const r = box.getBoundingClientRect();
+        const style = getComputedStyle(box);
+        return { right: r.right, scrolls: ["auto", "scroll"].includes(style.overflowX), wide: box.scrollWidth > box.clientWidth + 1 };
       });
       const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : null;
       const details = [...document.querySelectorAll("main details")].map((d) => {

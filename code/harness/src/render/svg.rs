@@ -55,7 +55,7 @@ pub const PHONE: Layout = Layout {
     title: 18,
     legend: 17,
     legend_columns: 1,
-    max_ticks: 5,
+    max_ticks: 6,
     y_label_area: 66,
 };
 
@@ -291,7 +291,9 @@ fn tick(v: f64) -> String {
         if (v - v.round()).abs() < 1e-9 {
             format!("{v:.0}")
         } else {
-            fmt::sig3(v)
+            // 2.5, not 2.50: a tick is a round number.
+            let s = fmt::sig3(v);
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
         }
     }
     let a = v.abs();
@@ -616,10 +618,6 @@ pub fn line_chart_at(fig: &Figure, l: &Layout) -> String {
         draw_legend(&legend, &entries, l);
         root.present().expect("svg");
     }
-    // Tips were placed in the plot area's coordinates; it sits below the title.
-    for t in &mut tips {
-        t.y += head as i32;
-    }
     with_tips(finish(buf, &fig.title), &tips)
 }
 
@@ -648,17 +646,47 @@ fn bar_label(label: &str, area: u32, l: &Layout) -> String {
     }
 }
 
+/// A bar's label on a phone, where it sits above its bar: wrapped to the
+/// plot's width, three lines at most.
+fn phone_bar_label(label: &str, l: &Layout) -> Vec<String> {
+    let max = chars_in(l.width as f64 - 40.0, l.tick);
+    let mut lines = wrap(label, max);
+    if lines.len() > 3 {
+        lines.truncate(3);
+        let last = bar_label(&format!("{} …", lines[2]), l.width - 24, l);
+        lines[2] = last;
+    }
+    lines
+}
+
+/// The most lines any bar's label takes on a phone.
+fn phone_label_lines(chart: &BarChart, l: &Layout) -> u32 {
+    chart
+        .bars
+        .iter()
+        .map(|b| phone_bar_label(&b.label, l).len() as u32)
+        .max()
+        .unwrap_or(1)
+}
+
 macro_rules! draw_bars {
     ($area:expr, $chart:expr, $l:expr, $xr:expr, $base:expr, $tips:expr) => {{
         let chart: &BarChart = $chart;
         let l: &Layout = $l;
         let n = chart.bars.len();
         let groups = groups(chart);
-        let area = bar_label_area(chart, l);
+        // On a phone each label sits above its bar, across the plot's width.
+        let above = l.legend_columns == 1;
+        let area = if above { 12 } else { bar_label_area(chart, l) };
         let labels: Vec<String> = chart
             .bars
             .iter()
             .map(|b| bar_label(&b.label, area, l))
+            .collect();
+        let wrapped: Vec<Vec<String>> = chart
+            .bars
+            .iter()
+            .map(|b| phone_bar_label(&b.label, l))
             .collect();
         let mut c = ChartBuilder::on($area)
             .margin(14)
@@ -679,7 +707,7 @@ macro_rules! draw_bars {
             .axis_desc_style(("sans-serif", l.desc).into_font().color(&INK))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+                SegmentValue::CenterOf(i) if !above => labels.get(*i).cloned().unwrap_or_default(),
                 _ => String::new(),
             })
             .draw()
@@ -693,10 +721,34 @@ macro_rules! draw_bars {
                 ],
                 colour(g).filled(),
             );
-            r.set_margin(4, 4, 0, 0);
+            if above {
+                r.set_margin(
+                    phone_label_lines(chart, l) * line_height(l.tick) + 4,
+                    3,
+                    0,
+                    0,
+                );
+            } else {
+                r.set_margin(4, 4, 0, 0);
+            }
             r
         }))
         .expect("bars");
+        if above {
+            let font = ("sans-serif", l.tick).into_font().color(&INK);
+            let (bx, by) = $area.get_base_pixel();
+            for (i, lines) in wrapped.iter().enumerate() {
+                let (x, y0) = c.backend_coord(&($base, SegmentValue::Exact(i)));
+                let (_, y1) = c.backend_coord(&($base, SegmentValue::Exact(i + 1)));
+                for (k, line) in lines.iter().enumerate() {
+                    let at = (
+                        x + 2 - bx,
+                        y0.min(y1) + 2 + (k as u32 * line_height(l.tick)) as i32 - by,
+                    );
+                    let _ = $area.draw(&Text::new(line.clone(), at, font.clone()));
+                }
+            }
+        }
         for (i, b) in chart.bars.iter().enumerate() {
             let (x0, y0) = c.backend_coord(&($base, SegmentValue::Exact(i)));
             let (x1, y1) = c.backend_coord(&(b.value, SegmentValue::Exact(i + 1)));
@@ -739,7 +791,12 @@ pub fn bar_chart_at(chart: &BarChart, l: &Layout) -> String {
         .map(|(i, g)| (g.clone(), i, false))
         .collect();
     let head = title_height(&chart.title, l);
-    let bar = if l.legend_columns > 1 { 30 } else { 26 };
+    // A phone's bar row holds its label, on up to three lines, above the bar.
+    let bar = if l.legend_columns > 1 {
+        30
+    } else {
+        phone_label_lines(chart, l) * line_height(l.tick) + 24
+    };
     let plot_height = 70 + bar * chart.bars.len() as u32;
     let height = head + plot_height + legend_height(&entries, l);
     let (x0, x1) = bounds(chart.bars.iter().map(|b| b.value), chart.value_axis.scale);
@@ -764,9 +821,6 @@ pub fn bar_chart_at(chart: &BarChart, l: &Layout) -> String {
         }
         draw_legend(&legend, &entries, l);
         root.present().expect("svg");
-    }
-    for t in &mut tips {
-        t.y += head as i32;
     }
     with_tips(finish(buf, &chart.title), &tips)
 }
@@ -872,6 +926,36 @@ mod tests {
     }
 
     #[test]
+    fn a_tooltip_sits_on_its_point_below_a_wrapped_title() {
+        let mut fig = figure();
+        fig.title = "A title long enough that a phone must put it on two lines or more".into();
+        for l in [&WIDE, &PHONE] {
+            let svg = line_chart_at(&fig, l);
+            let num = |s: &str, key: &str| -> i32 {
+                let v: f64 = s
+                    .split(key)
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                v.round() as i32
+            };
+            let circle = svg.split("<circle").nth(1).unwrap();
+            let tip = svg.split("<rect class=\"tip\"").nth(1).unwrap();
+            assert_eq!(
+                num(circle, " cy=\""),
+                num(tip, " y=\"") + 7,
+                "{}",
+                &svg[..300]
+            );
+            assert_eq!(num(circle, " cx=\""), num(tip, " x=\"") + 7);
+        }
+    }
+
+    #[test]
     fn tooltips_print_numbers_as_the_tables_do() {
         assert_eq!(tip_number(1.0), "1");
         assert_eq!(tip_number(16.0), "16");
@@ -950,7 +1034,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_bar_label_is_cut_to_its_column_on_a_phone() {
+    fn a_long_bar_label_is_cut_to_its_column_and_whole_above_its_bar_on_a_phone() {
         let chart = BarChart {
             id: "b".into(),
             title: "t".into(),
@@ -962,11 +1046,23 @@ mod tests {
                 group: "g".into(),
             }],
         };
-        let svg = bar_chart_at(&chart, &PHONE);
+        let svg = bar_chart(&chart);
         assert!(
             texts(&svg).iter().any(|t| t.ends_with('…')),
             "{:?}",
             texts(&svg)
+        );
+        // On a phone the label sits above its bar, whole, on two lines.
+        let phone = bar_chart_at(&chart, &PHONE);
+        let drawn = texts(&phone);
+        assert!(!drawn.iter().any(|t| t.ends_with('…')), "{drawn:?}");
+        let first = drawn
+            .iter()
+            .position(|t| t.starts_with("a label far longer"))
+            .expect("first line");
+        assert_eq!(
+            format!("{} {}", drawn[first], drawn[first + 1]),
+            "a label far longer than the label column of a phone can hold, whole"
         );
         assert!(svg.contains(
             "<title>a label far longer than the label column of a phone can hold, whole: x 3</title>"
@@ -1037,7 +1133,8 @@ mod tests {
     fn ticks_are_short() {
         assert_eq!(tick(1000.0), "1k");
         assert_eq!(tick(10_000.0), "10k");
-        assert_eq!(tick(2_500_000.0), "2.50M");
+        assert_eq!(tick(2_500_000.0), "2.5M");
+        assert_eq!(tick(3.5), "3.5");
         assert_eq!(tick(0.5), "0.5");
         assert_eq!(tick(0.001), "0.001");
         assert_eq!(tick(8.0), "8");
