@@ -102,7 +102,7 @@ fn wrap(text: &str, max: usize) -> Vec<String> {
 /// in `max`, then 1-3, then powers of ten (every other one if need be), so
 /// a range that starts at 150 gets a tick below 1k.
 fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    if !(lo > 0.0 && hi > lo) {
+    if !lo.is_finite() || !hi.is_finite() || lo <= 0.0 || hi <= lo {
         return Vec::new();
     }
     let within = |mults: &[f64], every: i32| -> Vec<f64> {
