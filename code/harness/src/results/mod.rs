@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-pub use validate::{is_slug, validate_values};
+pub use validate::{is_bidi_control, is_slug, validate_published, validate_values};
 
 use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
