@@ -470,6 +470,9 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
     let mut written = 0;
     for run in book.runs.iter().filter(|r| !r.ephemeral) {
         let name = run.path.file_name().context("results file has no name")?;
+        // Read within the size limit again: a file swapped for a larger one
+        // since it was loaded is not copied into the book as a download.
+        crate::results::check_size(&run.path)?;
         std::fs::copy(&run.path, dir.join(name))?;
         written += 1;
     }

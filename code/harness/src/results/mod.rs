@@ -174,14 +174,72 @@ fn checksum_of(data: &serde_json::Value, derived: &serde_json::Value) -> Result<
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Reads a results file, checking, in order, that it is JSON, that it is a
-/// results file of this book, of this schema version, of this chapter, and
-/// that its data has the chapter's layout. Every error names the file.
+/// The largest results file read unless `BOOK_MAX_RESULTS_BYTES` says
+/// otherwise: 64 MiB, about 45 times the largest committed file (1.4 MB, a
+/// full run of channel-latency with its call stacks). A file this size
+/// already takes seconds and hundreds of MB to read; a padded 476 MB one
+/// took 2.5 GB.
+pub const MAX_RESULTS_BYTES: u64 = 64 << 20;
+/// Raises [`MAX_RESULTS_BYTES`], for someone who truly needs a larger file.
+pub const MAX_RESULTS_BYTES_ENV: &str = "BOOK_MAX_RESULTS_BYTES";
+
+/// The size limit in force: [`MAX_RESULTS_BYTES`], or `BOOK_MAX_RESULTS_BYTES`.
+pub fn max_results_bytes() -> u64 {
+    std::env::var(MAX_RESULTS_BYTES_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(MAX_RESULTS_BYTES)
+}
+
+/// Refuses a file larger than the limit before any of it is read, naming
+/// the file, its size, the limit and how to raise it.
+pub fn check_size(path: &Path) -> Result<()> {
+    let len = fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let limit = max_results_bytes();
+    if len > limit {
+        bail!(
+            "{} is {len} bytes, more than the {limit} bytes a results file may hold (the \
+             largest committed one is about 1.4 MB); if you truly need a larger file, set \
+             {MAX_RESULTS_BYTES_ENV} to a larger number of bytes",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Reads a file of at most the size limit (checked before, and again while
+/// reading: a file that grows in between is not read past the limit).
+pub fn read_limited(path: &Path) -> Result<String> {
+    use std::io::Read;
+    check_size(path)?;
+    let limit = max_results_bytes();
+    let mut text = String::new();
+    fs::File::open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .take(limit + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.len() as u64 > limit {
+        bail!(
+            "{} grew past {limit} bytes while being read (set {MAX_RESULTS_BYTES_ENV} to raise the limit)",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
+/// Reads a results file, checking, in order, its size, that it is JSON,
+/// that it is a results file of this book, of this schema version, of this
+/// chapter, and that its data has the chapter's layout. Every error names
+/// the file.
 pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<ResultsFile<D>> {
-    let text = fs::read_to_string(path)
+    let text = read_limited(path)
         .with_context(|| format!("cannot read results file {}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("results file {} is not valid JSON", path.display()))?;
+    drop(text);
     let schema = value.get("schema").and_then(|s| s.as_str());
     if schema != Some(SCHEMA) {
         bail!(

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use harness::registry;
-use harness::results::{write_atomically, Store};
+use harness::results::{read_limited, write_atomically, Store};
 
 use crate::chapters::chapter_says;
 
@@ -17,8 +17,8 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
     // Validate everything first; copy only if every file passes.
     let mut accepted = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?;
+        // The size limit before a byte is parsed.
+        let text = read_limited(file).context("rejected")?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON", file.display()))?;
         let chapter = value
