@@ -2,12 +2,14 @@
 //! value validated, a checksum of the measured payload, atomic writes.
 pub mod fingerprint;
 pub mod published;
+mod unknown;
 mod validate;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+pub use unknown::unknown_fields;
 pub use validate::{is_bidi_control, is_slug, validate_published, validate_values};
 
 use anyhow::{bail, Context, Result};
@@ -232,9 +234,12 @@ pub fn read_limited(path: &Path) -> Result<String> {
 
 /// Reads a results file, checking, in order, its size, that it is JSON,
 /// that it is a results file of this book, of this schema version, of this
-/// chapter, and that its data has the chapter's layout. Every error names
-/// the file.
-pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<ResultsFile<D>> {
+/// chapter, that its data has the chapter's layout, and that it holds no
+/// field the chapter does not know. Every error names the file.
+pub fn read_results<D: Serialize + DeserializeOwned>(
+    path: &Path,
+    chapter: &str,
+) -> Result<ResultsFile<D>> {
     let text = read_limited(path)
         .with_context(|| format!("cannot read results file {}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
@@ -254,6 +259,13 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             "{} is schema 1, which this harness no longer reads: re-measure it with \
              scripts/fresh, or convert it with `code/target/release/harness convert {}`",
             path.display(),
+            path.display()
+        );
+    }
+    if let Some(v) = version.filter(|v| *v > SCHEMA_VERSION as u64) {
+        bail!(
+            "{} was written by a newer harness (results schema version {v}; this harness \
+             reads version {SCHEMA_VERSION}): update this checkout (git pull) before reading it",
             path.display()
         );
     }
@@ -279,7 +291,7 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
         value.get("data").unwrap_or(&null),
         value.get("derived").unwrap_or(&null),
     )?;
-    let mut file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
+    let mut file: ResultsFile<D> = serde_path_to_error::deserialize(&value).map_err(|e| {
         anyhow::anyhow!(
             "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
             path.display(),
@@ -287,6 +299,25 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             e.inner()
         )
     })?;
+    let unknown = unknown_fields(&value, &serde_json::to_value(&file)?);
+    if !unknown.is_empty() {
+        bail!(
+            "{} holds {} this harness does not know: {}. A field nobody reads would pass \
+             unseen; if a newer harness wrote it, update this checkout, else remove {}",
+            path.display(),
+            if unknown.len() == 1 {
+                "a field"
+            } else {
+                "fields"
+            },
+            unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if unknown.len() == 1 { "it" } else { "them" },
+        );
+    }
     check_identity(path, chapter, &file.provenance, file.release.as_ref())?;
     file.stored = Some(stored);
     Ok(file)
@@ -501,7 +532,7 @@ impl Store {
         json_files(&self.chapter_dir(chapter))
     }
 
-    pub fn load_all<D: DeserializeOwned>(
+    pub fn load_all<D: Serialize + DeserializeOwned>(
         &self,
         chapter: &str,
     ) -> Result<Vec<(PathBuf, ResultsFile<D>)>> {
