@@ -232,6 +232,17 @@ pub fn read_limited(path: &Path) -> Result<String> {
     Ok(text)
 }
 
+/// Whether a results file as read from disk (a JSON value) still holds the
+/// numbers its checksum was computed over.
+pub fn value_checksum_matches(value: &serde_json::Value) -> Result<bool> {
+    let null = serde_json::Value::Null;
+    let stored = checksum_of(
+        value.get("data").unwrap_or(&null),
+        value.get("derived").unwrap_or(&null),
+    )?;
+    Ok(value.get("checksum").and_then(|c| c.as_str()) == Some(stored.as_str()))
+}
+
 /// Reads a results file, checking, in order, its size, that it is JSON,
 /// that it is a results file of this book, of this schema version, of this
 /// chapter, that its data has the chapter's layout, and that it holds no

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use harness::registry;
-use harness::results::{read_limited, write_atomically, Store};
+use harness::results::{read_limited, value_checksum_matches, write_atomically, Store};
 
 use crate::chapters::chapter_says;
 
-pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
+pub(crate) fn import(store: &Store, files: &[PathBuf], accept_edited: bool) -> Result<ExitCode> {
     if files.is_empty() {
         bail!("name at least one results file to import");
     }
@@ -36,6 +36,20 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
         // The chapter reads the file as the book will: schema, every value,
         // file name = machine id, and the chapter's own checks.
         chapter_says(info, "check", file).context("rejected")?;
+        if !value_checksum_matches(&value)? {
+            if !accept_edited {
+                bail!(
+                    "rejected {}: its numbers no longer match its checksum, so they were \
+                     changed after measuring. Import it anyway with --accept-edited \
+                     (scripts/import --accept-edited FILE) and the page marks it \"edited\"",
+                    file.display()
+                );
+            }
+            eprintln!(
+                "{}: numbers edited after measuring; imported as edited (--accept-edited)",
+                file.display()
+            );
+        }
         let machine = value["provenance"]["machine"]["id"].as_str().unwrap_or("");
         if machine.starts_with("published") {
             bail!(

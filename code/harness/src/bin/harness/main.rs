@@ -70,7 +70,13 @@ enum Cmd {
     /// `method agreement` is the method page's.
     Render { chapter: String, exhibit: String },
     /// Validate results files from another machine and add them beside the others.
-    Import { files: Vec<PathBuf> },
+    Import {
+        files: Vec<PathBuf>,
+        /// Import a file whose numbers no longer match its checksum (edited
+        /// after measuring); the page then marks it "edited".
+        #[arg(long)]
+        accept_edited: bool,
+    },
     /// Rewrite schema-1 results files as schema 2, in place (atomically). The
     /// numbers are kept as measured; the fingerprint too, so the page calls
     /// them stale until the chapter is measured again.
@@ -166,7 +172,10 @@ fn main() -> ExitCode {
         ),
         Cmd::Cores { seconds } => compare::survey_cores(Duration::from_secs(seconds)),
         Cmd::Render { chapter, exhibit } => book::render(&store, &chapter, &exhibit),
-        Cmd::Import { files } => import::import(&store, &files),
+        Cmd::Import {
+            files,
+            accept_edited,
+        } => import::import(&store, &files, accept_edited),
         Cmd::Convert { files } => import::convert(&files),
         Cmd::AdoptRelease { file, code, with } => with
             .iter()
