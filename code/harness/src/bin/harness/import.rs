@@ -88,6 +88,22 @@ pub(crate) fn import(store: &Store, files: &[PathBuf], accept_edited: bool) -> R
     Ok(ExitCode::SUCCESS)
 }
 
+/// See `Cmd::SealPublished`.
+pub(crate) fn seal_published(files: &[PathBuf]) -> Result<ExitCode> {
+    if files.is_empty() {
+        bail!("seal-published: name the published datasets to seal");
+    }
+    for file in files {
+        let changed = harness::published::seal(file)?;
+        println!(
+            "{} {}",
+            if changed { "sealed" } else { "already sealed" },
+            file.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// See `Cmd::Convert`. Every file is converted in memory and checked by its
 /// chapter before any is written.
 pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {

@@ -77,6 +77,10 @@ enum Cmd {
         #[arg(long)]
         accept_edited: bool,
     },
+    /// Write the checksum of published datasets (`code/results/<chapter>/
+    /// published-*.json`) into them, after checking their numbers against
+    /// their source: an edit afterwards stops the build until sealed again.
+    SealPublished { files: Vec<PathBuf> },
     /// Rewrite schema-1 results files as schema 2, in place (atomically). The
     /// numbers are kept as measured; the fingerprint too, so the page calls
     /// them stale until the chapter is measured again.
@@ -176,6 +180,7 @@ fn main() -> ExitCode {
             files,
             accept_edited,
         } => import::import(&store, &files, accept_edited),
+        Cmd::SealPublished { files } => import::seal_published(&files),
         Cmd::Convert { files } => import::convert(&files),
         Cmd::AdoptRelease { file, code, with } => with
             .iter()
