@@ -1,6 +1,7 @@
 //! The results file: schema, provenance, loading with clear errors and every
 //! value validated, a checksum of the measured payload, atomic writes.
 pub mod fingerprint;
+pub mod host;
 pub mod published;
 mod unknown;
 mod validate;
@@ -80,6 +81,11 @@ pub struct ResultsFile<D> {
     /// `<chapter>/releases/`, never in place of the committed-lock run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<Release>,
+    /// The host that measured (`host::Host`: CPU vendor, family, model,
+    /// stepping, caches, cores), recorded as the run is written; `None` in
+    /// files measured before hosts were recorded. Outside the checksum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::Host>,
     /// The checksum of `data` and `derived` exactly as they stood in the
     /// file read (`None` for a file made in memory). A field a newer chapter
     /// adds with a default then leaves an older file's checksum intact.
@@ -127,6 +133,7 @@ impl<D: Serialize> ResultsFile<D> {
             data,
             derived: Derived::default(),
             release: None,
+            host: None,
             stored: None,
         };
         file.seal()?;

@@ -6,11 +6,17 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use harness::registry;
+use harness::results::host::{self, Host};
 use harness::results::{read_limited, value_checksum_matches, write_atomically, Store};
 
 use crate::chapters::chapter_says;
 
-pub(crate) fn import(store: &Store, files: &[PathBuf], accept_edited: bool) -> Result<ExitCode> {
+pub(crate) fn import(
+    store: &Store,
+    files: &[PathBuf],
+    accept_edited: bool,
+    same_host: bool,
+) -> Result<ExitCode> {
     if files.is_empty() {
         bail!("name at least one results file to import");
     }
@@ -68,6 +74,23 @@ pub(crate) fn import(store: &Store, files: &[PathBuf], accept_edited: bool) -> R
             Some(crates) => store.release_path(chapter, machine, crates),
             None => store.results_path(chapter, machine),
         };
+        if target.exists() && !same_host {
+            let before: Option<Host> = read_value_field(&target, "host")?;
+            let now: Option<Host> = read_value_field(file, "host")?;
+            if before.is_none() || before != now {
+                bail!(
+                    "refusing to replace {}: it was measured on {}, and {} on {}, both under \
+                     machine id {machine:?}. Two hosts under one id would mix their numbers. If \
+                     the hosts differ, measure the new one under its own id (BOOK_MACHINE_ID=NAME \
+                     scripts/fresh on that host); if they are the same, confirm it with \
+                     --same-host",
+                    target.display(),
+                    host::describe(before.as_ref()),
+                    file.display(),
+                    host::describe(now.as_ref())
+                );
+            }
+        }
         if accepted.iter().any(|(t, _)| *t == target) {
             bail!(
                 "rejected {}: another file given holds {chapter} results of machine {machine:?} too",
@@ -86,6 +109,21 @@ pub(crate) fn import(store: &Store, files: &[PathBuf], accept_edited: bool) -> R
         println!("imported {}{replaced}", target.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A field of a results file already in place, or `None` when it has none.
+fn read_value_field<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+    field: &str,
+) -> Result<Option<T>> {
+    let value: serde_json::Value = serde_json::from_str(&read_limited(path)?)
+        .with_context(|| format!("{} is not valid JSON", path.display()))?;
+    value
+        .get(field)
+        .filter(|v| !v.is_null())
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .with_context(|| format!("{}: {field}", path.display()))
 }
 
 /// See `Cmd::SealPublished`.

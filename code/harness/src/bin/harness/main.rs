@@ -76,6 +76,10 @@ enum Cmd {
         /// after measuring); the page then marks it "edited".
         #[arg(long)]
         accept_edited: bool,
+        /// Replace a machine's file although the host that measured it is
+        /// not known or differs (see `results::host`).
+        #[arg(long)]
+        same_host: bool,
     },
     /// Write the checksum of published datasets (`code/results/<chapter>/
     /// published-*.json`) into them, after checking their numbers against
@@ -179,7 +183,8 @@ fn main() -> ExitCode {
         Cmd::Import {
             files,
             accept_edited,
-        } => import::import(&store, &files, accept_edited),
+            same_host,
+        } => import::import(&store, &files, accept_edited, same_host),
         Cmd::SealPublished { files } => import::seal_published(&files),
         Cmd::Convert { files } => import::convert(&files),
         Cmd::AdoptRelease { file, code, with } => with
