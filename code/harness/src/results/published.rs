@@ -265,7 +265,10 @@ mod tests {
         )
         .unwrap();
         let e = format!("{:#}", Dataset::load(&copy).unwrap_err());
-        assert!(e.contains("rows[1].upper_ms = 7"), "{e}");
+        assert!(
+            e.contains("rows[1].{lower,point,upper}_ms: interval [7.2295, 7] does not contain"),
+            "{e}"
+        );
         // A field no one reads.
         std::fs::write(
             &copy,

@@ -22,7 +22,8 @@
 //! | any other string (provenance, a dataset's source) | free text | at most 200 characters (2,000 for a dataset's source and description); no control or bidi characters |
 //!
 //! Shapes, wherever they appear:
-//! - an interval `lower_X`, `point_X`, `upper_X` holds `lower ≤ point ≤ upper`;
+//! - an interval `lower_X`, `point_X`, `upper_X` holds `lower ≤ point ≤ upper`
+//!   (worded as `values::Estimate` words it);
 //! - a timing's `samples` equals the length of its `per_sample_ns`, and the
 //!   `repeats` it pools (when any) add up to it;
 //! - a folded profile's `samples` equals the sum of its stacks' `count`s.
@@ -213,18 +214,13 @@ fn shape(map: &Map<String, Value>, path: &str) -> Result<()> {
         ) else {
             continue;
         };
-        if let Some(l) = lower.filter(|l| *l > p) {
+        // Worded as `values::Estimate` words it, which checks the same as
+        // it reads an estimate.
+        let (l, u) = (lower.unwrap_or(p), upper.unwrap_or(p));
+        if l > p || u < p {
             bail!(
-                "{} = {l} lies above its point {} = {p}",
-                at(&format!("lower_{unit}")),
-                at(k)
-            );
-        }
-        if let Some(u) = upper.filter(|u| *u < p) {
-            bail!(
-                "{} = {u} lies below its point {} = {p}",
-                at(&format!("upper_{unit}")),
-                at(k)
+                "{}: interval [{l}, {u}] does not contain its estimate {p}",
+                at(&format!("{{lower,point,upper}}_{unit}"))
             );
         }
     }
@@ -408,11 +404,11 @@ mod tests {
             ),
             (
                 json!({"derived": {"k": {"point_ns": 2.0, "lower_ns": 3.0, "upper_ns": 4.0}}}),
-                "derived.k.lower_ns = 3 lies above its point derived.k.point_ns = 2",
+                "derived.k.{lower,point,upper}_ns: interval [3, 4] does not contain its estimate 2",
             ),
             (
                 json!({"data": {"m": {"point_ns": 2.0, "lower_ns": 1.0, "upper_ns": 1.5}}}),
-                "data.m.upper_ns = 1.5 lies below its point",
+                "data.m.{lower,point,upper}_ns: interval [1, 1.5] does not contain its estimate 2",
             ),
             (
                 json!({"rows": {"point_ms": 7.0, "lower_ms": 1.0, "upper_ms": 1e9}}),
@@ -439,7 +435,10 @@ mod tests {
         }
         let rows = json!({"rows": [{"point_ms": 2.0, "lower_ms": 3.0, "upper_ms": 4.0}]});
         let e = format!("{:#}", validate_published(&rows).unwrap_err());
-        assert!(e.contains("rows[0].lower_ms = 3 lies above"), "{e}");
+        assert!(
+            e.contains("rows[0].{lower,point,upper}_ms: interval [3, 4] does not"),
+            "{e}"
+        );
     }
 
     #[test]
