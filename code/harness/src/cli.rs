@@ -364,19 +364,30 @@ pub fn measure<C: Chapter>(
     crate::process::die_with_parent()?;
     let store = &store.for_profile(profile);
     let target = store.results_path(C::NAME, &Machine::detect().id);
+    let host = crate::results::host::Host::detect();
     if target.exists() {
-        read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
+        let before = read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
             format!(
                 "refusing to replace {}: move it away or delete it first",
                 target.display()
             )
         })?;
+        // Smoke runs are never published: their folder may mix hosts.
+        if profile != Profile::Smoke {
+            crate::results::host::may_replace(
+                &target,
+                &before.provenance.machine.id,
+                before.host.as_ref(),
+                &host,
+            )?;
+        }
     }
     let progress =
         Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
     let (file, progress) = measure_in_memory::<C>(profile, progress)?;
     progress.phase("drawing the exhibits' intervals");
-    let file = derive::<C>(file, &target)?;
+    let mut file = derive::<C>(file, &target)?;
+    file.host = Some(host);
     progress.finish();
     crate::process::parent_still_ours()?;
     let path = store.write(&file)?;
@@ -470,6 +481,9 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
     let mut written = 0;
     for run in book.runs.iter().filter(|r| !r.ephemeral) {
         let name = run.path.file_name().context("results file has no name")?;
+        // Read within the size limit again: a file swapped for a larger one
+        // since it was loaded is not copied into the book as a download.
+        crate::results::check_size(&run.path)?;
         std::fs::copy(&run.path, dir.join(name))?;
         written += 1;
     }

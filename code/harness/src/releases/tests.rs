@@ -398,6 +398,7 @@ fn a_store_without_history_reads_no_variant_or_replicate() {
 fn dataset(published: Option<&str>, then: &[(&str, &str)], how: Option<&str>) -> Dataset {
     Dataset {
         schema: crate::published::SCHEMA.into(),
+        checksum: None,
         name: "d".into(),
         source: crate::published::Source {
             title: "A <post>".into(),

@@ -3,6 +3,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::measure::profile::Profile;
@@ -17,8 +18,13 @@ use crate::measure::profile::Profile;
 /// checks) can change without making any chapter stale. A test keeps the
 /// chapters' measuring code from using `src/book/`
 /// (`measuring_code_does_not_read_the_book`).
+///
+/// The build settings that change generated code count too
+/// ([`build_settings`]): the `[profile.release]` table of `code/Cargo.toml`,
+/// `code/.cargo/config.toml`, and the flags and profile overrides the
+/// binaries were compiled with (`RUSTFLAGS` and the rest, `target-cpu`).
 pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
-    hash(code_dir, crate_name, profile, true)
+    hash(code_dir, crate_name, profile, true, &Compiled::this_build())
 }
 
 /// The same hash without the lock file: what decides a release variant's
@@ -26,10 +32,126 @@ pub fn fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Resul
 /// results file records (`results::Release`). The committed lock moving on
 /// leaves it unchanged.
 pub fn code_fingerprint(code_dir: &Path, crate_name: &str, profile: Profile) -> Result<String> {
-    hash(code_dir, crate_name, profile, false)
+    hash(
+        code_dir,
+        crate_name,
+        profile,
+        false,
+        &Compiled::this_build(),
+    )
 }
 
-fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Result<String> {
+/// What the compiler was told from outside the workspace's files: the
+/// flags (`CARGO_ENCODED_RUSTFLAGS`, which gathers `RUSTFLAGS`,
+/// `CARGO_BUILD_RUSTFLAGS`, `build.rustflags` and `target.*.rustflags` of
+/// every cargo config) and the `CARGO_PROFILE_RELEASE_*` overrides in force
+/// when the harness was built. The harness's build script records them;
+/// the chapters link the harness built in the same cargo run, so the
+/// binary that measures and the one that checks freshness agree.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Compiled {
+    pub rustflags: Vec<String>,
+    pub profile_env: std::collections::BTreeMap<String, String>,
+}
+
+impl Compiled {
+    /// The flags and overrides this binary was built with.
+    pub fn this_build() -> Compiled {
+        let flags = env!("HARNESS_BUILD_RUSTFLAGS");
+        let env = env!("HARNESS_BUILD_PROFILE_ENV");
+        Compiled {
+            rustflags: codegen_flags(flags.split('\x1f')),
+            profile_env: env
+                .split('\x1f')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// The flags that can change generated code: all but the lint levels
+/// (`-D warnings`, `-Aunused`, `--cap-lints warn`), which only decide
+/// whether a build fails.
+pub fn codegen_flags<'a>(flags: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip_next = false;
+    for f in flags {
+        if std::mem::take(&mut skip_next) || f.is_empty() {
+            continue;
+        }
+        if ["-D", "-W", "-A", "-F", "--force-warn", "--cap-lints"].contains(&f) {
+            skip_next = true;
+            continue;
+        }
+        let lint = ["-D", "-W", "-A", "-F", "--force-warn=", "--cap-lints="]
+            .iter()
+            .any(|p| f.starts_with(p));
+        if !lint {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+/// The `[profile.release]` the committed results were measured under, as
+/// `code/Cargo.toml` declared it then. Settings equal to these (with no
+/// cargo config and no flags) leave the fingerprint as it always was, so
+/// the committed results stay current; any other settings are hashed in.
+/// Never edit this to match a new `Cargo.toml`: that would let results
+/// measured under the old settings pass as current under the new ones.
+pub const DECLARED_PROFILE_RELEASE: &str = "debug = \"limited\"\n";
+
+/// The build settings that change generated code, canonically encoded (JSON,
+/// keys sorted): `[profile.release]` of `code/Cargo.toml`, the `profile`,
+/// `build`, `target` and `env` tables of `code/.cargo/config.toml` (or
+/// `config`) when there is one, and the flags of `compiled`. `None` when
+/// they are the book's declared settings ([`DECLARED_PROFILE_RELEASE`], no
+/// cargo config, no flags, no overrides).
+pub fn build_settings(code_dir: &Path, compiled: &Compiled) -> Result<Option<String>> {
+    let manifest_path = code_dir.join("Cargo.toml");
+    // No manifest (a test's bare tree): no declared settings either.
+    let text = fs::read_to_string(&manifest_path).unwrap_or_default();
+    let manifest: toml::Value = toml::from_str(&text)
+        .with_context(|| format!("{} is not valid TOML", manifest_path.display()))?;
+    let release = manifest
+        .get("profile")
+        .and_then(|p| p.get("release"))
+        .cloned()
+        .unwrap_or(toml::Value::Table(Default::default()));
+    let declared: toml::Value = toml::from_str(DECLARED_PROFILE_RELEASE)?;
+    let mut config = serde_json::Map::new();
+    for name in ["config.toml", "config"] {
+        let path = code_dir.join(".cargo").join(name);
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let parsed: toml::Value = toml::from_str(&text)
+            .with_context(|| format!("{} is not valid TOML", path.display()))?;
+        for table in ["profile", "build", "target", "env"] {
+            if let Some(t) = parsed.get(table) {
+                config.insert(format!("{name}:{table}"), serde_json::to_value(t)?);
+            }
+        }
+    }
+    if release == declared && config.is_empty() && *compiled == Compiled::default() {
+        return Ok(None);
+    }
+    let whole = serde_json::json!({
+        "profile.release": serde_json::to_value(&release)?,
+        "cargo config": config,
+        "compiled": serde_json::to_value(compiled)?,
+    });
+    Ok(Some(serde_json::to_string(&whole)?))
+}
+
+fn hash(
+    code_dir: &Path,
+    crate_name: &str,
+    profile: Profile,
+    lock: bool,
+    compiled: &Compiled,
+) -> Result<String> {
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
@@ -63,6 +185,12 @@ fn hash(code_dir: &Path, crate_name: &str, profile: Profile, lock: bool) -> Resu
     }
     hasher.update(crate::measure::machine::rustc_version().as_bytes());
     hasher.update(profile.name().as_bytes());
+    if let Some(settings) = build_settings(code_dir, compiled)? {
+        hasher.update([0]);
+        hasher.update(b"build settings");
+        hasher.update([0]);
+        hasher.update(settings.as_bytes());
+    }
     let digest = hasher.finalize();
     Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
 }
@@ -477,6 +605,99 @@ mod tests {
         assert_eq!(
             measuring_code_using_the_book(d).unwrap(),
             ["src/measure.rs:2: let n = crate::book::rounds();"]
+        );
+    }
+
+    #[test]
+    fn build_settings_that_change_code_stale_every_chapter() {
+        let dir = tree();
+        let d = dir.path();
+        let none = Compiled::default();
+        let with = |c: &Compiled| {
+            (
+                hash(d, "demo", Profile::Quick, true, c).unwrap(),
+                hash(d, "other", Profile::Quick, true, c).unwrap(),
+            )
+        };
+        // The tree's workspace manifest declares nothing: not the book's
+        // settings, so they are hashed. Declared as the book declares them,
+        // the hash is the one without settings (committed results current).
+        let manifest = |release: &str| {
+            fs::write(
+                d.join("Cargo.toml"),
+                format!("[workspace]\nmembers = [\"demo\"]\n\n[profile.release]\n{release}\n[profile.bench]\ndebug = \"limited\"\n"),
+            )
+            .unwrap()
+        };
+        manifest("# the book's\ndebug = \"limited\"");
+        assert_eq!(build_settings(d, &none).unwrap(), None);
+        let base = with(&none);
+        // Declared settings: the same hash as before build settings counted
+        // (the chapter fingerprints recorded in code/results stay current).
+        assert_eq!(base, both(d), "this build has no flags");
+        for release in [
+            "debug = \"limited\"\nopt-level = 0",
+            "debug = \"limited\"\noverflow-checks = true",
+            "debug = \"limited\"\nlto = true",
+            "debug = true",
+            "",
+        ] {
+            manifest(release);
+            let changed = with(&none);
+            assert!(
+                changed.0 != base.0 && changed.1 != base.1,
+                "{release:?} left a chapter current"
+            );
+        }
+        manifest("debug = \"limited\"");
+        assert_eq!(with(&none), base);
+        let native = Compiled {
+            rustflags: vec!["-C".into(), "target-cpu=native".into()],
+            ..Compiled::default()
+        };
+        let flagged = with(&native);
+        assert!(flagged.0 != base.0 && flagged.1 != base.1);
+        let overridden = Compiled {
+            profile_env: [(
+                "CARGO_PROFILE_RELEASE_OPT_LEVEL".to_string(),
+                "1".to_string(),
+            )]
+            .into(),
+            ..Compiled::default()
+        };
+        assert_eq!(
+            codegen_flags([
+                "-D",
+                "warnings",
+                "-Aunused",
+                "-C",
+                "target-cpu=native",
+                "--cap-lints=warn"
+            ]),
+            ["-C", "target-cpu=native"]
+        );
+        let over = with(&overridden);
+        assert!(over.0 != base.0 && over.0 != flagged.0);
+        // A cargo config beside the workspace.
+        fs::create_dir_all(d.join(".cargo")).unwrap();
+        fs::write(
+            d.join(".cargo/config.toml"),
+            "[build]\nrustflags = [\"-C\", \"target-cpu=native\"]\n",
+        )
+        .unwrap();
+        let config = with(&none);
+        assert!(config.0 != base.0 && config.1 != base.1);
+        fs::write(d.join(".cargo/config.toml"), "[alias]\nb = \"build\"\n").unwrap();
+        assert_eq!(with(&none), base, "an alias changes no code");
+    }
+
+    #[test]
+    fn the_committed_settings_are_the_declared_ones() {
+        // Else every committed result would be stale: they were measured
+        // under code/Cargo.toml as committed, with no flags.
+        assert_eq!(
+            build_settings(&crate::code_dir(), &Compiled::default()).unwrap(),
+            None
         );
     }
 

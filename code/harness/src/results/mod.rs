@@ -1,14 +1,17 @@
 //! The results file: schema, provenance, loading with clear errors and every
 //! value validated, a checksum of the measured payload, atomic writes.
 pub mod fingerprint;
+pub mod host;
 pub mod published;
+mod unknown;
 mod validate;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-pub use validate::{is_slug, validate_values};
+pub use unknown::unknown_fields;
+pub use validate::{is_bidi_control, is_slug, validate_published, validate_values};
 
 use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
@@ -78,6 +81,11 @@ pub struct ResultsFile<D> {
     /// `<chapter>/releases/`, never in place of the committed-lock run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<Release>,
+    /// The host that measured (`host::Host`: CPU vendor, family, model,
+    /// stepping, caches, cores), recorded as the run is written; `None` in
+    /// files measured before hosts were recorded. Outside the checksum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::Host>,
     /// The checksum of `data` and `derived` exactly as they stood in the
     /// file read (`None` for a file made in memory). A field a newer chapter
     /// adds with a default then leaves an older file's checksum intact.
@@ -125,6 +133,7 @@ impl<D: Serialize> ResultsFile<D> {
             data,
             derived: Derived::default(),
             release: None,
+            host: None,
             stored: None,
         };
         file.seal()?;
@@ -174,14 +183,86 @@ fn checksum_of(data: &serde_json::Value, derived: &serde_json::Value) -> Result<
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Reads a results file, checking, in order, that it is JSON, that it is a
-/// results file of this book, of this schema version, of this chapter, and
-/// that its data has the chapter's layout. Every error names the file.
-pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<ResultsFile<D>> {
-    let text = fs::read_to_string(path)
+/// The largest results file read unless `BOOK_MAX_RESULTS_BYTES` says
+/// otherwise: 64 MiB, about 45 times the largest committed file (1.4 MB, a
+/// full run of channel-latency with its call stacks). A file this size
+/// already takes seconds and hundreds of MB to read; a padded 476 MB one
+/// took 2.5 GB.
+pub const MAX_RESULTS_BYTES: u64 = 64 << 20;
+/// Raises [`MAX_RESULTS_BYTES`], for someone who truly needs a larger file.
+pub const MAX_RESULTS_BYTES_ENV: &str = "BOOK_MAX_RESULTS_BYTES";
+
+/// The size limit in force: [`MAX_RESULTS_BYTES`], or `BOOK_MAX_RESULTS_BYTES`.
+pub fn max_results_bytes() -> u64 {
+    std::env::var(MAX_RESULTS_BYTES_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(MAX_RESULTS_BYTES)
+}
+
+/// Refuses a file larger than the limit before any of it is read, naming
+/// the file, its size, the limit and how to raise it.
+pub fn check_size(path: &Path) -> Result<()> {
+    let len = fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let limit = max_results_bytes();
+    if len > limit {
+        bail!(
+            "{} is {len} bytes, more than the {limit} bytes a results file may hold (the \
+             largest committed one is about 1.4 MB); if you truly need a larger file, set \
+             {MAX_RESULTS_BYTES_ENV} to a larger number of bytes",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Reads a file of at most the size limit (checked before, and again while
+/// reading: a file that grows in between is not read past the limit).
+pub fn read_limited(path: &Path) -> Result<String> {
+    use std::io::Read;
+    check_size(path)?;
+    let limit = max_results_bytes();
+    let mut text = String::new();
+    fs::File::open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .take(limit + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.len() as u64 > limit {
+        bail!(
+            "{} grew past {limit} bytes while being read (set {MAX_RESULTS_BYTES_ENV} to raise the limit)",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
+/// Whether a results file as read from disk (a JSON value) still holds the
+/// numbers its checksum was computed over.
+pub fn value_checksum_matches(value: &serde_json::Value) -> Result<bool> {
+    let null = serde_json::Value::Null;
+    let stored = checksum_of(
+        value.get("data").unwrap_or(&null),
+        value.get("derived").unwrap_or(&null),
+    )?;
+    Ok(value.get("checksum").and_then(|c| c.as_str()) == Some(stored.as_str()))
+}
+
+/// Reads a results file, checking, in order, its size, that it is JSON,
+/// that it is a results file of this book, of this schema version, of this
+/// chapter, that its data has the chapter's layout, and that it holds no
+/// field the chapter does not know. Every error names the file.
+pub fn read_results<D: Serialize + DeserializeOwned>(
+    path: &Path,
+    chapter: &str,
+) -> Result<ResultsFile<D>> {
+    let text = read_limited(path)
         .with_context(|| format!("cannot read results file {}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("results file {} is not valid JSON", path.display()))?;
+    drop(text);
     let schema = value.get("schema").and_then(|s| s.as_str());
     if schema != Some(SCHEMA) {
         bail!(
@@ -196,6 +277,13 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             "{} is schema 1, which this harness no longer reads: re-measure it with \
              scripts/fresh, or convert it with `code/target/release/harness convert {}`",
             path.display(),
+            path.display()
+        );
+    }
+    if let Some(v) = version.filter(|v| *v > SCHEMA_VERSION as u64) {
+        bail!(
+            "{} was written by a newer harness (results schema version {v}; this harness \
+             reads version {SCHEMA_VERSION}): update this checkout (git pull) before reading it",
             path.display()
         );
     }
@@ -221,7 +309,7 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
         value.get("data").unwrap_or(&null),
         value.get("derived").unwrap_or(&null),
     )?;
-    let mut file: ResultsFile<D> = serde_path_to_error::deserialize(value).map_err(|e| {
+    let mut file: ResultsFile<D> = serde_path_to_error::deserialize(&value).map_err(|e| {
         anyhow::anyhow!(
             "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
             path.display(),
@@ -229,6 +317,25 @@ pub fn read_results<D: DeserializeOwned>(path: &Path, chapter: &str) -> Result<R
             e.inner()
         )
     })?;
+    let unknown = unknown_fields(&value, &serde_json::to_value(&file)?);
+    if !unknown.is_empty() {
+        bail!(
+            "{} holds {} this harness does not know: {}. A field nobody reads would pass \
+             unseen; if a newer harness wrote it, update this checkout, else remove {}",
+            path.display(),
+            if unknown.len() == 1 {
+                "a field"
+            } else {
+                "fields"
+            },
+            unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if unknown.len() == 1 { "it" } else { "them" },
+        );
+    }
     check_identity(path, chapter, &file.provenance, file.release.as_ref())?;
     file.stored = Some(stored);
     Ok(file)
@@ -443,7 +550,7 @@ impl Store {
         json_files(&self.chapter_dir(chapter))
     }
 
-    pub fn load_all<D: DeserializeOwned>(
+    pub fn load_all<D: Serialize + DeserializeOwned>(
         &self,
         chapter: &str,
     ) -> Result<Vec<(PathBuf, ResultsFile<D>)>> {

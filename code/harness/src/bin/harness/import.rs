@@ -6,19 +6,25 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use harness::registry;
-use harness::results::{write_atomically, Store};
+use harness::results::host::{self, Host};
+use harness::results::{read_limited, value_checksum_matches, write_atomically, Store};
 
 use crate::chapters::chapter_says;
 
-pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
+pub(crate) fn import(
+    store: &Store,
+    files: &[PathBuf],
+    accept_edited: bool,
+    same_host: bool,
+) -> Result<ExitCode> {
     if files.is_empty() {
         bail!("name at least one results file to import");
     }
     // Validate everything first; copy only if every file passes.
     let mut accepted = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?;
+        // The size limit before a byte is parsed.
+        let text = read_limited(file).context("rejected")?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON", file.display()))?;
         let chapter = value
@@ -36,6 +42,20 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
         // The chapter reads the file as the book will: schema, every value,
         // file name = machine id, and the chapter's own checks.
         chapter_says(info, "check", file).context("rejected")?;
+        if !value_checksum_matches(&value)? {
+            if !accept_edited {
+                bail!(
+                    "rejected {}: its numbers no longer match its checksum, so they were \
+                     changed after measuring. Import it anyway with --accept-edited \
+                     (scripts/import --accept-edited FILE) and the page marks it \"edited\"",
+                    file.display()
+                );
+            }
+            eprintln!(
+                "{}: numbers edited after measuring; imported as edited (--accept-edited)",
+                file.display()
+            );
+        }
         let machine = value["provenance"]["machine"]["id"].as_str().unwrap_or("");
         if machine.starts_with("published") {
             bail!(
@@ -54,6 +74,23 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
             Some(crates) => store.release_path(chapter, machine, crates),
             None => store.results_path(chapter, machine),
         };
+        if target.exists() && !same_host {
+            let before: Option<Host> = read_value_field(&target, "host")?;
+            let now: Option<Host> = read_value_field(file, "host")?;
+            if before.is_none() || before != now {
+                bail!(
+                    "refusing to replace {}: it was measured on {}, and {} on {}, both under \
+                     machine id {machine:?}. Two hosts under one id would mix their numbers. If \
+                     the hosts differ, measure the new one under its own id (BOOK_MACHINE_ID=NAME \
+                     scripts/fresh on that host); if they are the same, confirm it with \
+                     --same-host",
+                    target.display(),
+                    host::describe(before.as_ref()),
+                    file.display(),
+                    host::describe(now.as_ref())
+                );
+            }
+        }
         if accepted.iter().any(|(t, _)| *t == target) {
             bail!(
                 "rejected {}: another file given holds {chapter} results of machine {machine:?} too",
@@ -70,6 +107,37 @@ pub(crate) fn import(store: &Store, files: &[PathBuf]) -> Result<ExitCode> {
         };
         write_atomically(&target, text.as_bytes())?;
         println!("imported {}{replaced}", target.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A field of a results file already in place, or `None` when it has none.
+fn read_value_field<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+    field: &str,
+) -> Result<Option<T>> {
+    let value: serde_json::Value = serde_json::from_str(&read_limited(path)?)
+        .with_context(|| format!("{} is not valid JSON", path.display()))?;
+    value
+        .get(field)
+        .filter(|v| !v.is_null())
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .with_context(|| format!("{}: {field}", path.display()))
+}
+
+/// See `Cmd::SealPublished`.
+pub(crate) fn seal_published(files: &[PathBuf]) -> Result<ExitCode> {
+    if files.is_empty() {
+        bail!("seal-published: name the published datasets to seal");
+    }
+    for file in files {
+        let changed = harness::published::seal(file)?;
+        println!(
+            "{} {}",
+            if changed { "sealed" } else { "already sealed" },
+            file.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

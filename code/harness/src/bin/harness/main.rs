@@ -70,7 +70,21 @@ enum Cmd {
     /// `method agreement` is the method page's.
     Render { chapter: String, exhibit: String },
     /// Validate results files from another machine and add them beside the others.
-    Import { files: Vec<PathBuf> },
+    Import {
+        files: Vec<PathBuf>,
+        /// Import a file whose numbers no longer match its checksum (edited
+        /// after measuring); the page then marks it "edited".
+        #[arg(long)]
+        accept_edited: bool,
+        /// Replace a machine's file although the host that measured it is
+        /// not known or differs (see `results::host`).
+        #[arg(long)]
+        same_host: bool,
+    },
+    /// Write the checksum of published datasets (`code/results/<chapter>/
+    /// published-*.json`) into them, after checking their numbers against
+    /// their source: an edit afterwards stops the build until sealed again.
+    SealPublished { files: Vec<PathBuf> },
     /// Rewrite schema-1 results files as schema 2, in place (atomically). The
     /// numbers are kept as measured; the fingerprint too, so the page calls
     /// them stale until the chapter is measured again.
@@ -166,7 +180,12 @@ fn main() -> ExitCode {
         ),
         Cmd::Cores { seconds } => compare::survey_cores(Duration::from_secs(seconds)),
         Cmd::Render { chapter, exhibit } => book::render(&store, &chapter, &exhibit),
-        Cmd::Import { files } => import::import(&store, &files),
+        Cmd::Import {
+            files,
+            accept_edited,
+            same_host,
+        } => import::import(&store, &files, accept_edited, same_host),
+        Cmd::SealPublished { files } => import::seal_published(&files),
         Cmd::Convert { files } => import::convert(&files),
         Cmd::AdoptRelease { file, code, with } => with
             .iter()
