@@ -61,19 +61,30 @@ reported_version() {
     esac
 }
 
-# tool_problem TOOL VERSION BINARY: nothing when BINARY is the pinned tool,
-# else what is wrong with it. The checksum recorded when the pinned copy was
-# kept also catches a binary that merely claims the right version.
+# tool_problem TOOL VERSION BINARY [built]: nothing when BINARY is the pinned
+# tool, else what is wrong with it. BINARY is never run before its SHA-256
+# matches the one recorded when the pinned copy was kept ($TOOLS/pinned/):
+# a binary that merely claims the right version does not get to run. Only
+# one cargo has just built in this run ("built"), before any record exists,
+# is asked its version unchecked.
 tool_problem() {
-    local tool=$1 version=$2 bin=$3 found record="$TOOLS/pinned/$1-$2.sha256"
-    found=$(reported_version "$tool" "$bin")
-    if [ "$found" = missing ]; then
+    local tool=$1 version=$2 bin=$3 built=${4:-} found record="$TOOLS/pinned/$1-$2.sha256"
+    if [ ! -f "$bin" ]; then
         echo "is missing (expected version $version)"
-    elif [ "$found" != "$version" ]; then
-        echo "reports version $found, expected $version"
-    elif [ -f "$record" ] && [ "$(sha256_of "$bin")" != "$(cat "$record")" ]; then
-        echo "reports version $version but is not the binary installed for it (its SHA-256 differs from $record)"
+        return
     fi
+    if [ "$built" != built ]; then
+        if [ ! -f "$record" ]; then
+            echo "has no recorded SHA-256 ($record is missing), so it was not run"
+            return
+        fi
+        if [ "$(sha256_of "$bin")" != "$(cat "$record")" ]; then
+            echo "is not the binary installed for version $version (its SHA-256 differs from $record), so it was not run"
+            return
+        fi
+    fi
+    found=$(reported_version "$tool" "$bin")
+    [ "$found" = "$version" ] || echo "reports version $found, expected $version"
 }
 
 # copy_binary SRC DEST: a rename, so a running copy of DEST is never overwritten in place.
@@ -90,20 +101,20 @@ keep_pristine() {
     sha256_of "$pristine" >"$pristine.sha256.tmp-$$" && mv -f "$pristine.sha256.tmp-$$" "$pristine.sha256"
 }
 
-# ensure_tool TOOL VERSION: makes $TOOLS/bin/TOOL the pinned version, judged by
-# what the binary reports, not by cargo's install records (those only say what
-# cargo once put there). A wrong binary is restored from the pristine copy,
-# or reinstalled when that copy is missing or wrong too.
+# ensure_tool TOOL VERSION: makes $TOOLS/bin/TOOL the pinned version: the
+# binary whose checksum was recorded when these scripts installed it, and
+# which reports that version (not cargo's install records: those only say
+# what cargo once put there). A wrong or unrecorded binary is restored from
+# the pristine copy, or reinstalled when that copy is missing or wrong too.
 ensure_tool() {
     local tool=$1 version=$2 bin="$TOOLS/bin/$1" pristine="$TOOLS/pinned/$1-$2" problem
     problem=$(tool_problem "$tool" "$version" "$bin")
     if [ -z "$problem" ]; then
-        # Installed by cargo alone (an older script, a cached .tools): keep a copy now.
-        [ -f "$pristine" ] && [ -f "$pristine.sha256" ] || keep_pristine "$tool" "$version"
+        [ -f "$pristine" ] || keep_pristine "$tool" "$version"
         return 0
     fi
     echo "    $tool: $bin $problem" >&2
-    if [ -f "$pristine" ] && [ -f "$pristine.sha256" ] && [ -z "$(tool_problem "$tool" "$version" "$pristine")" ]; then
+    if [ -f "$pristine" ] && [ -z "$(tool_problem "$tool" "$version" "$pristine")" ]; then
         copy_binary "$pristine" "$bin" || die "$tool: could not restore $bin from $pristine"
         echo "    $tool: restored version $version from $pristine" >&2
         return 0
@@ -112,9 +123,10 @@ ensure_tool() {
     echo "    $tool: reinstalling version $version into $TOOLS (takes a few minutes)" >&2
     cargo install --locked --force --root "$TOOLS" "$tool@$version" >&2 \
         || die "$tool: $bin $problem, and reinstalling $tool $version with cargo failed"
-    # A rebuild need not be byte for byte the old one: record the new binary.
+    # A rebuild need not be byte for byte the old one: record the new binary,
+    # the one binary asked its version before its checksum is recorded.
     rm -f "$pristine.sha256"
-    problem=$(tool_problem "$tool" "$version" "$bin")
+    problem=$(tool_problem "$tool" "$version" "$bin" built)
     [ -z "$problem" ] || die "$tool: after reinstalling, $bin $problem"
     keep_pristine "$tool" "$version"
 }
