@@ -3,6 +3,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CODE="$ROOT/code"
+# The harness finds code/ at run time (never from a path compiled into it):
+# this checkout's, wherever the script is run from.
+export BOOK_CODE_DIR="$CODE"
 HARNESS="$CODE/target/release/harness"
 MDBOOK_VERSION="0.4.52"
 CMDRUN_VERSION="0.7.3"
@@ -286,11 +289,7 @@ $out"
         die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
     fi
     # BOOK_CODE_DIR: the copy's lock and sources are what the run records and
-    # fingerprints. Without it the harness falls back to the folder it was
-    # compiled in, and cargo reuses a harness built in another copy (the
-    # shared target folder, the sources' times kept by tar) when none of its
-    # own dependencies changed: a futures-channel variant then recorded the
-    # previous copy's releases (adopt-release refused it).
+    # fingerprints, not this checkout's code/ (which the scripts export).
     if ! BOOK_CODE_DIR="$ws" "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
         rm -rf "$scratch"
         die "--with ${with[*]}: measuring failed (above); nothing was written"
