@@ -245,22 +245,35 @@ check_release_spec() {
 }
 
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
-# fresh's variables (chapters, args, results, with). Copies code/ without
-# target/ and results/ into code/target/releases/ws-<releases>, keeps only
-# the harness and those chapters as the copy's workspace members, resolves
-# the releases there with `cargo update --precise`, builds and measures in
-# the copy into a scratch folder, and hands each file to `harness
-# adopt-release`, which checks the releases measured and writes the file to
-# results/<chapter>/releases/. The committed Cargo.lock and results are
-# never written; any failure names the release and leaves nothing behind.
+# fresh's variables (chapters, args, results, with, invocation), checked by
+# fresh before anything was built. Copies code/ without target/ and results/
+# into code/target/releases/ws-<releases>, keeps only the harness and those
+# chapters as the copy's workspace members, resolves the releases there with
+# `cargo update --precise`, builds (in a target folder shared by every
+# release, one build at a time) and measures in the copy into a scratch
+# folder, and hands each file to `harness adopt-release`, which checks the
+# releases measured and writes the file to results/<chapter>/releases/.
+# One run per set of releases: a second is refused, naming the first, and
+# deletes nothing. The committed Cargo.lock and results are never written;
+# the copy and the scratch folder go when the run ends, however it ends.
 measure_release() {
     local spec name version slug="" out
     for spec in "${with[@]}"; do slug+="${slug:++}${spec/@/-}"; done
     local base="$CODE/target/releases"
     local ws="$base/ws-$slug" scratch="$base/results-$slug" target="$base/target"
+    local lock="$base/ws-$slug.lock" built="$base/target.lock" fd
+    command -v flock >/dev/null || die "--with: flock (util-linux) is needed to keep two runs apart"
+    mkdir -p "$base" || die "could not create $base"
+    exec {fd}>>"$lock" || die "could not open $lock"
+    flock -n "$fd" || die "--with ${with[*]}: another run is measuring against the same releases in $ws: $(head -c 500 "$lock" | head -n 1) (it holds $lock); wait for it to end (or stop it) and run again"
+    printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$lock"
+    trap "rm -rf $(printf '%q ' "$ws" "$scratch")" EXIT
+    trap 'exit 130' INT TERM
+    # What a run killed outright (SIGKILL) left.
     rm -rf "$ws" "$scratch"
     mkdir -p "$ws" "$scratch" "$target"
-    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf -
+    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf - \
+        || die "could not copy $CODE into $ws"
     # Published datasets are read from code/results; measurements go to $scratch.
     ln -s "$CODE/results" "$ws/results"
     # Only the harness and the chapters measured stay members, so that no
@@ -271,29 +284,36 @@ measure_release() {
     for c in "${chapters[@]}"; do members+=", \"$c\""; done
     sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
     grep -qF "members = [$members]" "$ws/Cargo.toml" \
-        || { rm -rf "$ws" "$scratch"; die "could not narrow the workspace copy's members in $ws/Cargo.toml"; }
+        || die "could not narrow the workspace copy's members in $ws/Cargo.toml"
     for spec in "${with[@]}"; do
         name=${spec%@*} version=${spec#*@}
-        grep -qx "name = \"$name\"" "$ws/Cargo.lock" \
-            || die "--with $spec: $name is not a package of the workspace (not in code/Cargo.lock); the chapters measure what their MEASURED_CRATES name"
-        if ! out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1); then
-            rm -rf "$ws" "$scratch"
-            die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
+        out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1) \
+            || die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
 $out"
-        fi
     done
     local pkgs=(-p harness) c
     for c in "${chapters[@]}"; do pkgs+=(-p "$c"); done
-    if ! (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}"); then
-        rm -rf "$ws" "$scratch"
-        die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
+    # The target folder is shared (a sweep reuses what every release has in
+    # common): one run builds at a time and takes its binaries into its own
+    # copy, so another release's build cannot replace them while it measures.
+    local bfd
+    exec {bfd}>>"$built" || die "could not open $built"
+    if ! flock -n "$bfd"; then
+        echo "    waiting for another --with run building in $target: $(head -c 500 "$built" | head -n 1)" >&2
+        flock "$bfd"
     fi
+    printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$built"
+    (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}") \
+        || die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
+    mkdir -p "$ws/bin"
+    for c in harness "${chapters[@]}"; do
+        cp "$target/release/$c" "$ws/bin/$c" || die "could not copy the $c binary into $ws/bin"
+    done
+    exec {bfd}>&-
     # BOOK_CODE_DIR: the copy's lock and sources are what the run records and
     # fingerprints, not this checkout's code/ (which the scripts export).
-    if ! BOOK_CODE_DIR="$ws" "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
-        rm -rf "$scratch"
-        die "--with ${with[*]}: measuring failed (above); nothing was written"
-    fi
+    BOOK_CODE_DIR="$ws" "$ws/bin/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch" \
+        || die "--with ${with[*]}: measuring failed (above); nothing was written"
     local adopt=() file
     for spec in "${with[@]}"; do adopt+=(--with "$spec"); done
     for c in "${chapters[@]}"; do
@@ -304,7 +324,6 @@ $out"
                 || die "--with ${with[*]}: $file was not adopted (above); nothing was written for $c"
         done
     done
-    rm -rf "$scratch"
 }
 
 # apt_install WHAT PACKAGE: Debian's PACKAGE installed with apt-get as root,

@@ -16,6 +16,7 @@ pub mod claims;
 pub mod cli;
 pub mod fixtures;
 pub mod grid;
+pub mod lock;
 pub mod measure;
 pub mod process;
 pub mod registry;
