@@ -3,6 +3,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CODE="$ROOT/code"
+# The harness finds code/ at run time (never from a path compiled into it):
+# this checkout's, wherever the script is run from.
+export BOOK_CODE_DIR="$CODE"
 HARNESS="$CODE/target/release/harness"
 MDBOOK_VERSION="0.4.52"
 CMDRUN_VERSION="0.7.3"
@@ -61,19 +64,30 @@ reported_version() {
     esac
 }
 
-# tool_problem TOOL VERSION BINARY: nothing when BINARY is the pinned tool,
-# else what is wrong with it. The checksum recorded when the pinned copy was
-# kept also catches a binary that merely claims the right version.
+# tool_problem TOOL VERSION BINARY [built]: nothing when BINARY is the pinned
+# tool, else what is wrong with it. BINARY is never run before its SHA-256
+# matches the one recorded when the pinned copy was kept ($TOOLS/pinned/):
+# a binary that merely claims the right version does not get to run. Only
+# one cargo has just built in this run ("built"), before any record exists,
+# is asked its version unchecked.
 tool_problem() {
-    local tool=$1 version=$2 bin=$3 found record="$TOOLS/pinned/$1-$2.sha256"
-    found=$(reported_version "$tool" "$bin")
-    if [ "$found" = missing ]; then
+    local tool=$1 version=$2 bin=$3 built=${4:-} found record="$TOOLS/pinned/$1-$2.sha256"
+    if [ ! -f "$bin" ]; then
         echo "is missing (expected version $version)"
-    elif [ "$found" != "$version" ]; then
-        echo "reports version $found, expected $version"
-    elif [ -f "$record" ] && [ "$(sha256_of "$bin")" != "$(cat "$record")" ]; then
-        echo "reports version $version but is not the binary installed for it (its SHA-256 differs from $record)"
+        return
     fi
+    if [ "$built" != built ]; then
+        if [ ! -f "$record" ]; then
+            echo "has no recorded SHA-256 ($record is missing), so it was not run"
+            return
+        fi
+        if [ "$(sha256_of "$bin")" != "$(cat "$record")" ]; then
+            echo "is not the binary installed for version $version (its SHA-256 differs from $record), so it was not run"
+            return
+        fi
+    fi
+    found=$(reported_version "$tool" "$bin")
+    [ "$found" = "$version" ] || echo "reports version $found, expected $version"
 }
 
 # copy_binary SRC DEST: a rename, so a running copy of DEST is never overwritten in place.
@@ -90,20 +104,20 @@ keep_pristine() {
     sha256_of "$pristine" >"$pristine.sha256.tmp-$$" && mv -f "$pristine.sha256.tmp-$$" "$pristine.sha256"
 }
 
-# ensure_tool TOOL VERSION: makes $TOOLS/bin/TOOL the pinned version, judged by
-# what the binary reports, not by cargo's install records (those only say what
-# cargo once put there). A wrong binary is restored from the pristine copy,
-# or reinstalled when that copy is missing or wrong too.
+# ensure_tool TOOL VERSION: makes $TOOLS/bin/TOOL the pinned version: the
+# binary whose checksum was recorded when these scripts installed it, and
+# which reports that version (not cargo's install records: those only say
+# what cargo once put there). A wrong or unrecorded binary is restored from
+# the pristine copy, or reinstalled when that copy is missing or wrong too.
 ensure_tool() {
     local tool=$1 version=$2 bin="$TOOLS/bin/$1" pristine="$TOOLS/pinned/$1-$2" problem
     problem=$(tool_problem "$tool" "$version" "$bin")
     if [ -z "$problem" ]; then
-        # Installed by cargo alone (an older script, a cached .tools): keep a copy now.
-        [ -f "$pristine" ] && [ -f "$pristine.sha256" ] || keep_pristine "$tool" "$version"
+        [ -f "$pristine" ] || keep_pristine "$tool" "$version"
         return 0
     fi
     echo "    $tool: $bin $problem" >&2
-    if [ -f "$pristine" ] && [ -f "$pristine.sha256" ] && [ -z "$(tool_problem "$tool" "$version" "$pristine")" ]; then
+    if [ -f "$pristine" ] && [ -z "$(tool_problem "$tool" "$version" "$pristine")" ]; then
         copy_binary "$pristine" "$bin" || die "$tool: could not restore $bin from $pristine"
         echo "    $tool: restored version $version from $pristine" >&2
         return 0
@@ -112,9 +126,10 @@ ensure_tool() {
     echo "    $tool: reinstalling version $version into $TOOLS (takes a few minutes)" >&2
     cargo install --locked --force --root "$TOOLS" "$tool@$version" >&2 \
         || die "$tool: $bin $problem, and reinstalling $tool $version with cargo failed"
-    # A rebuild need not be byte for byte the old one: record the new binary.
+    # A rebuild need not be byte for byte the old one: record the new binary,
+    # the one binary asked its version before its checksum is recorded.
     rm -f "$pristine.sha256"
-    problem=$(tool_problem "$tool" "$version" "$bin")
+    problem=$(tool_problem "$tool" "$version" "$bin" built)
     [ -z "$problem" ] || die "$tool: after reinstalling, $bin $problem"
     keep_pristine "$tool" "$version"
 }
@@ -230,22 +245,35 @@ check_release_spec() {
 }
 
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
-# fresh's variables (chapters, args, results, with). Copies code/ without
-# target/ and results/ into code/target/releases/ws-<releases>, keeps only
-# the harness and those chapters as the copy's workspace members, resolves
-# the releases there with `cargo update --precise`, builds and measures in
-# the copy into a scratch folder, and hands each file to `harness
-# adopt-release`, which checks the releases measured and writes the file to
-# results/<chapter>/releases/. The committed Cargo.lock and results are
-# never written; any failure names the release and leaves nothing behind.
+# fresh's variables (chapters, args, results, with, invocation), checked by
+# fresh before anything was built. Copies code/ without target/ and results/
+# into code/target/releases/ws-<releases>, keeps only the harness and those
+# chapters as the copy's workspace members, resolves the releases there with
+# `cargo update --precise`, builds (in a target folder shared by every
+# release, one build at a time) and measures in the copy into a scratch
+# folder, and hands each file to `harness adopt-release`, which checks the
+# releases measured and writes the file to results/<chapter>/releases/.
+# One run per set of releases: a second is refused, naming the first, and
+# deletes nothing. The committed Cargo.lock and results are never written;
+# the copy and the scratch folder go when the run ends, however it ends.
 measure_release() {
     local spec name version slug="" out
     for spec in "${with[@]}"; do slug+="${slug:++}${spec/@/-}"; done
     local base="$CODE/target/releases"
     local ws="$base/ws-$slug" scratch="$base/results-$slug" target="$base/target"
+    local lock="$base/ws-$slug.lock" built="$base/target.lock" fd
+    command -v flock >/dev/null || die "--with: flock (util-linux) is needed to keep two runs apart"
+    mkdir -p "$base" || die "could not create $base"
+    exec {fd}>>"$lock" || die "could not open $lock"
+    flock -n "$fd" || die "--with ${with[*]}: another run is measuring against the same releases in $ws: $(head -c 500 "$lock" | head -n 1) (it holds $lock); wait for it to end (or stop it) and run again"
+    printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$lock"
+    trap "rm -rf $(printf '%q ' "$ws" "$scratch")" EXIT
+    trap 'exit 130' INT TERM
+    # What a run killed outright (SIGKILL) left.
     rm -rf "$ws" "$scratch"
     mkdir -p "$ws" "$scratch" "$target"
-    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf -
+    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf - \
+        || die "could not copy $CODE into $ws"
     # Published datasets are read from code/results; measurements go to $scratch.
     ln -s "$CODE/results" "$ws/results"
     # Only the harness and the chapters measured stay members, so that no
@@ -256,33 +284,36 @@ measure_release() {
     for c in "${chapters[@]}"; do members+=", \"$c\""; done
     sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
     grep -qF "members = [$members]" "$ws/Cargo.toml" \
-        || { rm -rf "$ws" "$scratch"; die "could not narrow the workspace copy's members in $ws/Cargo.toml"; }
+        || die "could not narrow the workspace copy's members in $ws/Cargo.toml"
     for spec in "${with[@]}"; do
         name=${spec%@*} version=${spec#*@}
-        grep -qx "name = \"$name\"" "$ws/Cargo.lock" \
-            || die "--with $spec: $name is not a package of the workspace (not in code/Cargo.lock); the chapters measure what their MEASURED_CRATES name"
-        if ! out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1); then
-            rm -rf "$ws" "$scratch"
-            die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
+        out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1) \
+            || die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
 $out"
-        fi
     done
     local pkgs=(-p harness) c
     for c in "${chapters[@]}"; do pkgs+=(-p "$c"); done
-    if ! (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}"); then
-        rm -rf "$ws" "$scratch"
-        die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
+    # The target folder is shared (a sweep reuses what every release has in
+    # common): one run builds at a time and takes its binaries into its own
+    # copy, so another release's build cannot replace them while it measures.
+    local bfd
+    exec {bfd}>>"$built" || die "could not open $built"
+    if ! flock -n "$bfd"; then
+        echo "    waiting for another --with run building in $target: $(head -c 500 "$built" | head -n 1)" >&2
+        flock "$bfd"
     fi
+    printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$built"
+    (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}") \
+        || die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
+    mkdir -p "$ws/bin"
+    for c in harness "${chapters[@]}"; do
+        cp "$target/release/$c" "$ws/bin/$c" || die "could not copy the $c binary into $ws/bin"
+    done
+    exec {bfd}>&-
     # BOOK_CODE_DIR: the copy's lock and sources are what the run records and
-    # fingerprints. Without it the harness falls back to the folder it was
-    # compiled in, and cargo reuses a harness built in another copy (the
-    # shared target folder, the sources' times kept by tar) when none of its
-    # own dependencies changed: a futures-channel variant then recorded the
-    # previous copy's releases (adopt-release refused it).
-    if ! BOOK_CODE_DIR="$ws" "$target/release/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch"; then
-        rm -rf "$scratch"
-        die "--with ${with[*]}: measuring failed (above); nothing was written"
-    fi
+    # fingerprints, not this checkout's code/ (which the scripts export).
+    BOOK_CODE_DIR="$ws" "$ws/bin/harness" measure "${chapters[@]}" ${args[@]+"${args[@]}"} --results "$scratch" \
+        || die "--with ${with[*]}: measuring failed (above); nothing was written"
     local adopt=() file
     for spec in "${with[@]}"; do adopt+=(--with "$spec"); done
     for c in "${chapters[@]}"; do
@@ -293,7 +324,6 @@ $out"
                 || die "--with ${with[*]}: $file was not adopted (above); nothing was written for $c"
         done
     done
-    rm -rf "$scratch"
 }
 
 # apt_install WHAT PACKAGE: Debian's PACKAGE installed with apt-get as root,

@@ -1,10 +1,9 @@
 //! Every listing the page includes exists and is not empty: mdBook would
 //! silently include nothing.
-use std::path::Path;
 
 #[test]
 fn every_included_anchor_exists_and_is_not_empty() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = harness::code_dir().join("channel-latency");
     let page_path = root.join("../../src/channel-latency.md");
     let page = std::fs::read_to_string(&page_path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", page_path.display()));

@@ -26,7 +26,7 @@ fn file_in(dir: &Path) -> PathBuf {
 }
 
 fn published_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/channel-latency")
+    harness::code_dir().join("results/channel-latency")
 }
 
 /// A results folder holding the published datasets and the given files.

@@ -363,6 +363,9 @@ pub fn measure<C: Chapter>(
     }
     crate::process::die_with_parent()?;
     let store = &store.for_profile(profile);
+    // One writer at a time: a second run of this chapter into this folder is
+    // refused before it measures, naming the first.
+    let _writer = crate::lock::take(&store.root, C::NAME)?;
     let target = store.results_path(C::NAME, &Machine::detect().id);
     let host = crate::results::host::Host::detect();
     if target.exists() {

@@ -116,6 +116,8 @@ pub fn adopt(
         crates: asked.clone(),
         code_fingerprint: code_fingerprint(ws, &chapter, profile)?,
     });
+    // A short write: wait for a run measuring this chapter into the store.
+    let _writer = crate::lock::wait(&store.root, &chapter)?;
     store.write(&results)
 }
 

@@ -290,7 +290,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
     // The committed alloc-probe results, in a folder of their own.
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/alloc-probe");
+    let committed = harness::code_dir().join("results/alloc-probe");
     fs::create_dir_all(dir.path().join("alloc-probe")).unwrap();
     for entry in fs::read_dir(&committed).unwrap().flatten() {
         if entry.file_type().unwrap().is_file() {
@@ -365,7 +365,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
 
 #[test]
 fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_checks() {
-    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/alloc-probe");
+    let committed = harness::code_dir().join("results/alloc-probe");
     let machine_file = fs::read_dir(&committed)
         .unwrap()
         .flatten()

@@ -1,6 +1,5 @@
 //! The chapter end to end: a smoke run passes its own checks and renders every
 //! exhibit; tampered data is refused; every listing the page includes exists.
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use harness::measure::measure_in_memory;
@@ -176,8 +175,8 @@ fn every_timing_of_a_run_is_checked_for_how_far_apart_the_cores_were() {
 
 #[test]
 fn every_listing_on_the_page_has_a_non_empty_anchor() {
-    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let page = crate_dir.join("../../src/mutex-cost.md");
+    let crate_dir = harness::code_dir().join("mutex-cost");
+    let page = harness::code_dir().join("../src/mutex-cost.md");
     let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
     let mut seen = 0;
     for include in text.split("{{#include ").skip(1) {
@@ -206,7 +205,7 @@ fn every_listing_on_the_page_has_a_non_empty_anchor() {
 /// Every declared exhibit is on the page, and the page asks for no other.
 #[test]
 fn the_page_shows_every_exhibit_and_only_declared_ones() {
-    let page = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../src/mutex-cost.md");
+    let page = harness::code_dir().join("../src/mutex-cost.md");
     let text = std::fs::read_to_string(&page).unwrap();
     let prefix = "<!-- cmdrun ../code/target/release/harness render mutex-cost ";
     let shown: Vec<&str> = text

@@ -7,7 +7,12 @@ use anyhow::{bail, Context, Result};
 use harness::cli::Headline;
 use harness::registry::ChapterInfo;
 
-/// The chapter binary, built into the same folder as this one.
+/// The chapter binary, built into the same folder as this one: found from
+/// this binary's own path when it runs (cargo builds a workspace's binaries
+/// into one folder; `fresh --with` copies them into one folder together),
+/// never from a path compiled in. Only binaries and caches are found this
+/// way: results and pages come from `harness::code_dir()`, so a symlinked
+/// `target/` never gets results written next to it.
 pub(crate) fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let path = exe.with_file_name(&chapter.name);
