@@ -91,15 +91,17 @@ pub(crate) fn import(
                 );
             }
         }
-        if accepted.iter().any(|(t, _)| *t == target) {
+        if accepted.iter().any(|(t, _, _)| *t == target) {
             bail!(
                 "rejected {}: another file given holds {chapter} results of machine {machine:?} too",
                 file.display()
             );
         }
-        accepted.push((target, text));
+        accepted.push((target, text, chapter.to_string()));
     }
-    for (target, text) in accepted {
+    for (target, text, chapter) in accepted {
+        // One writer per chapter: a run adopting its file waits for this too.
+        let _writer = harness::lock::wait(&store.root, &chapter)?;
         let replaced = if target.exists() {
             " (replacing that machine's earlier file)"
         } else {
