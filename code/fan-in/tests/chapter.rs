@@ -17,13 +17,14 @@ use fan_in::sink::SinkKind;
 use fan_in::sweep::Measured;
 use fan_in::Design;
 
-/// One smoke run shared by the tests of this file (it takes seconds).
+/// One smoke run shared by the tests of this file (it takes seconds): the
+/// suite's shared smoke run when there is one.
 fn smoke() -> &'static ResultsFile<FanInData> {
     static RUN: OnceLock<ResultsFile<FanInData>> = OnceLock::new();
     RUN.get_or_init(|| {
-        measure_in_memory::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))
-            .expect("smoke run")
-            .0
+        fixtures::smoke_run::<FanIn>(|| {
+            Ok(measure_in_memory::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))?.0)
+        })
     })
 }
 

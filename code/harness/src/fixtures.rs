@@ -105,3 +105,45 @@ pub fn render<C: Chapter>(name: &str, book: &Book<C::Data>) -> Vec<Block> {
         .unwrap_or_else(|| panic!("chapter {} has no exhibit {name}", C::NAME));
     (e.render)(book).unwrap_or_else(|err| panic!("exhibit {name}: {err:#}"))
 }
+
+/// The environment variable naming a results folder that holds a smoke run
+/// of every chapter on this machine (`scripts/test` measures one and sets
+/// it), so that the chapters' tests read that run instead of each measuring
+/// its own.
+pub const SMOKE_RESULTS_ENV: &str = "BOOK_SMOKE_RESULTS";
+
+/// A smoke run of chapter `C` on this machine, as `measure_in_memory` gives
+/// it: read from `$BOOK_SMOKE_RESULTS/<chapter>/<machine>.json` when that
+/// variable is set (the file must be there, be a smoke run and pass the
+/// chapter's checks), else measured here and now, so that `cargo test -p
+/// <chapter>` works on its own. `measure` is how the caller measures one
+/// (`measure_in_memory` with a watchdog, say).
+pub fn smoke_run<C: Chapter>(
+    measure: impl FnOnce() -> anyhow::Result<crate::results::ResultsFile<C::Data>>,
+) -> crate::results::ResultsFile<C::Data> {
+    match std::env::var_os(SMOKE_RESULTS_ENV) {
+        Some(root) => shared_smoke_run::<C>(std::path::Path::new(&root))
+            .unwrap_or_else(|e| panic!("{SMOKE_RESULTS_ENV}: {e:#}")),
+        None => measure().expect("the smoke profile measures and validates"),
+    }
+}
+
+/// Chapter `C`'s smoke run of this machine in the results folder `root`,
+/// checked, with what a fresh in-memory run would have: the same chapter,
+/// provenance and data, sealed anew (no derived intervals, no stored
+/// checksum).
+pub fn shared_smoke_run<C: Chapter>(
+    root: &std::path::Path,
+) -> anyhow::Result<crate::results::ResultsFile<C::Data>> {
+    use anyhow::{ensure, Context};
+    let path = Store::new(root).results_path(C::NAME, &Machine::detect().id);
+    let file = crate::cli::check_file::<C>(&path)
+        .with_context(|| format!("no usable smoke run of {} at {}", C::NAME, path.display()))?;
+    ensure!(
+        file.provenance.profile == Profile::Smoke,
+        "{} is a {} run, not a smoke run",
+        path.display(),
+        file.provenance.profile.name()
+    );
+    crate::results::ResultsFile::new(C::NAME, file.provenance, file.data)
+}

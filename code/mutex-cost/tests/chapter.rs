@@ -9,20 +9,23 @@ use harness::{fixtures, Block, Book, Chapter, Estimate, ExhibitKind, Outcome, Pr
 use mutex_cost::run::{Data, MutexCost};
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
-/// One smoke run shared by the tests of this file.
+/// One smoke run shared by the tests of this file: the suite's shared smoke
+/// run when there is one.
 fn smoke_file() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     RUN.get_or_init(|| {
-        // A stuck lock or actor must fail the test, not hang the suite.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let progress = Progress::hidden("mutex-cost");
-            let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, progress));
-        });
-        rx.recv_timeout(std::time::Duration::from_secs(180))
-            .expect("the smoke profile did not finish within three minutes")
-            .unwrap()
-            .0
+        fixtures::smoke_run::<MutexCost>(|| {
+            // A stuck lock or actor must fail the test, not hang the suite.
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let progress = Progress::hidden("mutex-cost");
+                let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, progress));
+            });
+            Ok(rx
+                .recv_timeout(std::time::Duration::from_secs(180))
+                .expect("the smoke profile did not finish within three minutes")?
+                .0)
+        })
     })
 }
 

@@ -9,12 +9,20 @@ use harness::{Block, Chapter, Lab, Outcome, Profile, Progress};
 use mutex_swap::run::{Data, Experiment, MutexSwap};
 use mutex_swap::{Design, Wait};
 
-/// One smoke run shared by the tests of this file.
+/// One smoke run shared by the tests of this file: the suite's shared smoke
+/// run when there is one.
 fn smoke() -> Data {
     static RUN: OnceLock<Data> = OnceLock::new();
-    RUN.get_or_init(|| {
-        let lab = Lab::new(Profile::Smoke, Progress::hidden("mutex-swap")).expect("a lab");
-        MutexSwap::measure(&lab).expect("smoke profile measures")
+    RUN.get_or_init(|| match std::env::var_os(fixtures::SMOKE_RESULTS_ENV) {
+        Some(root) => {
+            fixtures::shared_smoke_run::<MutexSwap>(std::path::Path::new(&root))
+                .unwrap_or_else(|e| panic!("{}: {e:#}", fixtures::SMOKE_RESULTS_ENV))
+                .data
+        }
+        None => {
+            let lab = Lab::new(Profile::Smoke, Progress::hidden("mutex-swap")).expect("a lab");
+            MutexSwap::measure(&lab).expect("smoke profile measures")
+        }
     })
     .clone()
 }

@@ -1,0 +1,167 @@
+# The step runner of scripts/test. Source it after lib.sh. A suite is a list
+# of steps, one line each:
+#   alone NAME COMMAND...   a step that times something (or needs the whole
+#                           machine, or its own process names): it waits for
+#                           the side steps running, then runs by itself, its
+#                           output printed as it comes
+#   side NAME COMMAND...    a step that times nothing: it starts at once, beside
+#                           the other side steps (at most $STEP_JOBS at a
+#                           time), its output kept and printed under its name
+#                           when it ends
+#   join                    waits for every side step (before a side step that
+#                           needs what an earlier one made)
+#   steps_end               waits, prints each step's time as a table, and
+#                           exits 1 naming the steps that failed
+# A step passes when COMMAND exits 0; it runs with `set -e` in a subshell, so
+# a shell function works as a step. After a failure no further step starts
+# (the ones running finish); the table marks them "not run".
+# shellcheck shell=bash
+
+# At most this many side steps at a time (the suite's measured default on two
+# cores; BOOK_TEST_JOBS=1 runs every step one after the other).
+STEP_JOBS=${BOOK_TEST_JOBS:-3}
+[[ $STEP_JOBS =~ ^[1-9][0-9]*$ ]] || die "BOOK_TEST_JOBS=$STEP_JOBS: expected a whole number from 1"
+# `wait -n -p` (which side step ended) came with bash 5.1; before it, side
+# steps run one at a time.
+if (( BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1) )); then
+    STEP_JOBS=1
+fi
+STEP_LOGS=$(mktemp -d)
+step_names=() step_kinds=() step_us=() step_state=()
+step_failed=0
+declare -A step_pid=()
+steps_started=${EPOCHREALTIME/./}
+
+# _step_new NAME KIND: registers a step (the last one in the lists).
+_step_new() {
+    step_names+=("$1") step_kinds+=("$2") step_us+=(0) step_state+=(running)
+}
+
+# _step_skip NAME KIND: after a failure, the step is listed but not run.
+_step_skip() {
+    _step_new "$1" "$2"
+    step_state[-1]="not run"
+}
+
+# _step_done I RC: records how step I ended.
+_step_done() {
+    local i=$1 rc=$2
+    if [ "$rc" = 0 ]; then
+        step_state[i]=passed
+    else
+        step_state[i]="FAILED ($rc)"
+        step_failed=1
+    fi
+}
+
+# _reap_one: waits for one side step to end and prints its output.
+_reap_one() {
+    local pid="" rc=0 i
+    wait -n -p pid "${!step_pid[@]}" || rc=$?
+    [ -n "$pid" ] || return 0
+    i=${step_pid[$pid]}
+    unset "step_pid[$pid]"
+    step_us[i]=$(cat "$STEP_LOGS/$i.us" 2>/dev/null || echo 0)
+    _step_done "$i" "$rc"
+    echo "==> ${step_names[i]} (beside other steps)" >&2
+    sed 's/^/  /' "$STEP_LOGS/$i.log" >&2
+    echo "    ${step_names[i]}: ${step_state[i]} in $(_secs "${step_us[i]}") s" >&2
+}
+
+# join: waits for every side step.
+join() {
+    while [ ${#step_pid[@]} -gt 0 ]; do _reap_one; done
+}
+
+# side NAME COMMAND...
+side() {
+    local name=$1; shift
+    if [ $step_failed = 1 ]; then _step_skip "$name" side; return 0; fi
+    if [ "$STEP_JOBS" = 1 ]; then alone_ "$name" side "$@"; return 0; fi
+    while [ ${#step_pid[@]} -ge "$STEP_JOBS" ]; do _reap_one; done
+    _step_new "$name" side
+    local i=$((${#step_names[@]} - 1)) log="$STEP_LOGS/$((${#step_names[@]} - 1))"
+    # Its own process group (set -m), so that an interrupted suite can end
+    # the step with everything it started.
+    set -m
+    (
+        start=${EPOCHREALTIME/./}
+        trap 'echo $((${EPOCHREALTIME/./} - start)) >"$log.us"' EXIT
+        set -e
+        "$@"
+    ) >"$log.log" 2>&1 </dev/null &
+    step_pid[$!]=$i
+    set +m
+}
+
+# alone NAME COMMAND...
+alone() {
+    local name=$1; shift
+    join
+    if [ $step_failed = 1 ]; then _step_skip "$name" alone; return 0; fi
+    alone_ "$name" alone "$@"
+}
+
+# alone_ NAME KIND COMMAND...: runs a step in the foreground.
+alone_() {
+    local name=$1 kind=$2 start rc; shift 2
+    _step_new "$name" "$kind"
+    echo "==> $name" >&2
+    start=${EPOCHREALTIME/./}
+    set +e
+    (
+        set -e
+        "$@"
+    )
+    rc=$?
+    set -e
+    step_us[-1]=$((${EPOCHREALTIME/./} - start))
+    _step_done $((${#step_names[@]} - 1)) "$rc"
+    echo "    $name: ${step_state[-1]} in $(_secs "${step_us[-1]}") s" >&2
+}
+
+# _secs MICROSECONDS: seconds with one decimal.
+_secs() {
+    local us=$(($1 + 50000))
+    echo "$((us / 1000000)).$((us / 100000 % 10))"
+}
+
+# steps_kill: ends the side steps still running (an interrupted suite).
+steps_kill() {
+    local pid
+    for pid in "${!step_pid[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+    rm -rf "$STEP_LOGS"
+}
+
+# steps_end TITLE: the table, then the verdict; exits 1 when a step failed.
+steps_end() {
+    local title=$1 i n=${#step_names[@]} passed=0 failed=() skipped=0 width=24
+    join
+    for ((i = 0; i < n; i++)); do
+        ((${#step_names[i]} > width)) && width=${#step_names[i]}
+    done
+    {
+        echo
+        printf '%-*s  %8s  %-5s  %s\n' "$width" step seconds how result
+        for ((i = 0; i < n; i++)); do
+            printf '%-*s  %8s  %-5s  %s\n' "$width" "${step_names[i]}" \
+                "$(_secs "${step_us[i]}")" "${step_kinds[i]}" "${step_state[i]}"
+            case ${step_state[i]} in
+                passed) passed=$((passed + 1)) ;;
+                FAILED*) failed+=("${step_names[i]}") ;;
+                *) skipped=$((skipped + 1)) ;;
+            esac
+        done
+        printf '%-*s  %8s\n' "$width" "whole suite (wall clock)" \
+            "$(_secs $((${EPOCHREALTIME/./} - steps_started)))"
+        echo
+    } >&2
+    rm -rf "$STEP_LOGS"
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "$title: $passed passed, ${#failed[@]} failed, $skipped not run; failed:" >&2
+        printf '  %s\n' "${failed[@]}" >&2
+        echo "$title: $passed passed, ${#failed[@]} failed, $skipped not run"
+        exit 1
+    fi
+    echo "$title: $passed passed, 0 failed"
+}
