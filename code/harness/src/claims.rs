@@ -367,12 +367,21 @@ impl Verdict {
                 .find(|c| c.decides() && f(c))
                 .map(|c| c.outcome)
         };
+        let (published, fair) = (row(|c| c.as_published), row(|c| c.fair));
         match self.outcome {
+            Outcome::Holds | Outcome::DoesNotHold
+                if published == Some(self.outcome) && fair == Some(Outcome::Inconclusive) =>
+            {
+                format!(
+                    "{} as the post measured it; too close to call when measured fairly",
+                    self.outcome.label()
+                )
+            }
             Outcome::Holds => "holds".into(),
             Outcome::DoesNotHold => "does not hold".into(),
             Outcome::Inconclusive => "too close to call".into(),
             Outcome::NotMeasured => "not measured here".into(),
-            Outcome::Depends => match (row(|c| c.as_published), row(|c| c.fair)) {
+            Outcome::Depends => match (published, fair) {
                 (Some(Outcome::Holds), Some(Outcome::DoesNotHold)) => {
                     "holds as the post measured it, not when measured fairly".into()
                 }
@@ -457,6 +466,40 @@ mod tests {
 
     fn row(setting: &str, outcome: Outcome) -> Condition {
         Condition::new("axis", setting, outcome, "1.0×")
+    }
+
+    #[test]
+    fn the_plain_verdict_says_which_side_the_posts_method_falls_on() {
+        let claim = Claim::for_test("X-1", "x");
+        let v = |rows: Vec<Condition>| Verdict::from_map(&claim, "m", rows, "e").plain();
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::Holds).as_published(),
+                row("b", Outcome::DoesNotHold).fair()
+            ]),
+            "holds as the post measured it, not when measured fairly"
+        );
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::DoesNotHold).as_published(),
+                row("b", Outcome::Holds).fair()
+            ]),
+            "holds when measured fairly, not as the post measured it"
+        );
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::DoesNotHold).as_published(),
+                row("b", Outcome::Inconclusive).fair()
+            ]),
+            "does not hold as the post measured it; too close to call when measured fairly"
+        );
+        let chosen = Verdict::from_map(&claim, "m", vec![row("a", Outcome::Holds)], "e").reads(
+            Reading {
+                verdict: Some("holds, plainly".into()),
+                ..Reading::default()
+            },
+        );
+        assert_eq!(chosen.plain(), "holds, plainly");
     }
 
     #[test]

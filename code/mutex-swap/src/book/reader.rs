@@ -50,8 +50,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         sentences.push(format!(
             "Swap a `Vec` behind std's `Mutex` and hold the lock for the swap alone: at {} \
              producers the consumer moved {} messages per pass, and taking one message per lock \
-             instead took {} the swap's time per burst; the post credits batching for the swap's \
-             win, and with no socket in the way the batching here is small.",
+             instead took {} the swap's time per burst.",
             harness::fmt::thousands(swap.producers),
             Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
             reader::number(&headline_name(swap.producers), &r, Unit::Ratio)
@@ -96,10 +95,10 @@ pub(super) fn read(d: &Data, v: Verdict) -> Verdict {
                 .into(),
         ),
         differs: Some(
-            "The two verdicts differ because the questions do: behind a socket, what batching \
-             saves is a system call per message, and fan-in measures that; with no socket, a \
-             pass costs little, the consumer keeps up, and each pass finds few messages, which \
-             is what this chapter measures."
+            "The two verdicts differ because the questions do: behind a socket each pass waits \
+             on a write, messages pile up meanwhile and a pass carries many; with the lock alone \
+             a pass is quick and finds fewer, and whether they count as many depends on how the \
+             consumer waits."
                 .into(),
         ),
         ..Reading::default()
