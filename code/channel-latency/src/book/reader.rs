@@ -92,11 +92,6 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         s.push('.');
         sentences.push(s);
     }
-    sentences.push(
-        "Between threads with no async code, a synchronous channel pays no scheduler costs; \
-         where an end must `.await`, an async one is the price of admission."
-            .into(),
-    );
     if let Some(((low_at, low), (high_at, high))) = back_pressure(d) {
         sentences.push(format!(
             "Under back-pressure, tokio's latency was {} kanal's with {low_at} and {} with \
@@ -107,11 +102,10 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     }
     let note = format!(
         "The ratios move from one machine to another, and the back-pressure results depend on \
-         how many cores there are: {} cores here; the payload post ran on {}, the back-pressure \
-         post on {}.",
+         how many cores there are: {} cores here; {}; {}.",
         run.provenance.machine.cores,
-        harness::render::escape(&published_machine(book, "payload")),
-        harness::render::escape(&published_machine(book, "backpressure"))
+        reader::posts_machine("the payload post", &published_machine(book, "payload")),
+        reader::posts_machine("the back-pressure post", &published_machine(book, "backpressure"))
     );
     Ok(vec![Block::Text(reader::answer(
         book.chapter,

@@ -20,6 +20,20 @@ fn published_top(book: &Book<FanInData>) -> Option<PublishedRow> {
     rows.into_iter().max_by_key(|r| r.workers)
 }
 
+/// tokio swap ÷ std swap in the post's own numbers, geometric mean over
+/// its worker counts (as FAN-3 reads the book's).
+fn published_geo(book: &Book<FanInData>) -> Option<f64> {
+    let (rows, _) = published(book).ok()?;
+    if rows.is_empty() {
+        return None;
+    }
+    let logs: f64 = rows
+        .iter()
+        .map(|r| (r.tokio_mutex_us / r.std_mutex_us).ln())
+        .sum();
+    Some((logs / rows.len() as f64).exp())
+}
+
 /// The machine the post ran on, as its dataset states it.
 fn posts_machine(book: &Book<FanInData>) -> String {
     book.published("burst")
@@ -91,11 +105,11 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 Unit::Ratio
             )
         );
-        if let Some(p) = published_top(book) {
+        if let Some(g) = published_geo(book) {
             s.push_str(&format!(
-                "; the post measured {} at {} workers",
-                harness::fmt::ratio(p.tokio_mutex_us / p.std_mutex_us),
-                harness::fmt::thousands(p.workers as u64)
+                "; the post's own numbers give {} over its worker counts, and it said about {}",
+                harness::fmt::ratio(g),
+                harness::fmt::ratio(super::claims::FAN3_CLAIMED)
             ));
         }
         s.push('.');

@@ -85,11 +85,20 @@ pub fn machine_class(m: &Machine) -> String {
 /// dataset's source, escaped here).
 pub fn cores_note(m: &Machine, posts: &str) -> String {
     format!(
-        "The verdict depends on how many cores there are: it was decided on {} cores here; the \
-         post ran on {}.",
+        "The verdict depends on how many cores there are: it was decided on {} cores here; {}.",
         m.cores,
-        escape(posts)
+        posts_machine("the post", posts)
     )
+}
+
+/// "the post ran on AMD Ryzen 9 5900HS", or "the post does not say what it
+/// ran on" when its dataset says the machine is not stated; escaped.
+pub fn posts_machine(post: &str, machine: &str) -> String {
+    if machine.contains("not stated") || machine.trim().is_empty() {
+        format!("{} does not say what it ran on", escape(post))
+    } else {
+        format!("{} ran on {}", escape(post), escape(machine))
+    }
 }
 
 /// One number of the answer, marked with the headline estimate it prints
