@@ -517,11 +517,11 @@ async function readerChecks() {
   const { page, context } = await open("what-to-use.html");
   const w = await page.evaluate(() => {
     const marker = document.querySelector("[data-exhibit='what-to-use/rows']");
-    const table = marker ? marker.nextElementSibling?.closest("table") || document.querySelector("main table") : null;
+    const tables = [...document.querySelectorAll("main table")];
     return {
       chapters: (marker?.dataset.chapters || "").split(" ").filter(Boolean),
-      rows: table ? table.querySelectorAll("tbody tr").length : 0,
-      links: table ? [...table.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")) : [],
+      rows: tables.reduce((n, t) => n + t.querySelectorAll("tbody tr").length, 0),
+      links: tables.flatMap((t) => [...t.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"))),
     };
   });
   for (const { name } of CHAPTERS) {

@@ -62,21 +62,19 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
     };
     if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
         let mut s = format!(
-            "With many producers, reach for a `Vec` behind std's `Mutex` that the consumer swaps \
-             out and writes in one call: at {} workers a tokio mpsc inbox that writes each message \
-             took {} the swap's time per burst",
-            harness::fmt::thousands(top as u64),
+            "With thousands of producers, reach for a `Vec` behind std's `Mutex` that the \
+             consumer swaps out: a tokio mpsc inbox took {} its time at {} workers",
             reader::number(
                 &format!("{claims}, {top} workers: mpsc unbounded ÷ std swap"),
                 &gap,
                 Unit::Ratio
-            )
+            ),
+            harness::fmt::thousands(top as u64)
         );
         if let Some(p) = published_top(book) {
             s.push_str(&format!(
-                "; the post measured {} at {} workers",
-                harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us),
-                harness::fmt::thousands(p.workers as u64)
+                " (the post: {})",
+                harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us)
             ));
         }
         s.push('.');
@@ -84,8 +82,8 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
     }
     if let Ok(Some(share)) = fan_4_share(d, top) {
         sentences.push(format!(
-            "The win is the socket's: an mpsc consumer that drains with `recv_many` and writes \
-             once per batch removes {} of that gap, so batch your writes whichever inbox you keep.",
+            "The socket decides: an mpsc consumer that writes once per batch (`recv_many`) \
+             closes {} of that gap, so batch your writes.",
             reader::number(
                 &format!(
                     "FAN-4, {top} workers: share of mpsc's excess over the swap removed by recv_many"
@@ -97,8 +95,7 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
     }
     if let Ok((_, geo)) = fan_3_ratios(d) {
         let mut s = format!(
-            "Keep tokio's `Mutex` out of the swap: it took {} std's time (geometric mean over the \
-             worker counts)",
+            "Keep tokio's `Mutex` out of the swap: {} std's time here",
             reader::number(
                 "FAN-3: tokio swap ÷ std swap, geometric mean over worker counts",
                 &geo,
@@ -107,7 +104,7 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
         );
         if let Some(g) = published_geo(book) {
             s.push_str(&format!(
-                "; the post's own numbers give {} over its worker counts, and it said about {}",
+                ", {} in the post's numbers, where it said about {}",
                 harness::fmt::ratio(g),
                 harness::fmt::ratio(super::claims::FAN3_CLAIMED)
             ));

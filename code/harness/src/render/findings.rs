@@ -14,17 +14,36 @@ use crate::render::{claim_anchor, escape, escape_markdown, table};
 /// two questions they ask and why the answers differ.
 pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
     let mut out = opening(findings, "claims", "table,");
+    let mut classes: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| f.machine_class.as_deref())
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    if !classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"decided-on\">Decided on {}.</p>\n",
+            classes.join("; ")
+        );
+    }
     for (name, title) in titles {
         let rows: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
         if rows.is_empty() {
             continue;
         }
         let _ = writeln!(out, "### [{}]({name}.md)\n", escape(title));
-        let mut t = Table::new(
-            "",
-            &["Claim", "Verdict", "Why", "Decided on", "Across releases"],
-        )
-        .left(&[0, 1, 2, 3, 4]);
+        // Where the chapter's verdicts depend on the number of cores, the
+        // chapter's sentence saying so, once, under its title.
+        let mut cores: Vec<&str> = rows
+            .iter()
+            .filter_map(|f| f.reading.cores.as_deref())
+            .collect();
+        cores.dedup();
+        for c in cores {
+            let _ = writeln!(out, "<p class=\"cores-note\">{c}</p>\n");
+        }
+        let mut t = Table::new("", &["Claim", "Verdict", "Why"]).left(&[0, 1, 2]);
         for f in rows {
             let mut claim = format!(
                 "[**{}**]({}.md#{}) {} ({})",
@@ -37,27 +56,27 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
             if let Some(q) = &f.reading.question {
                 let _ = write!(claim, " <em>Asked here: {}</em>", escape_markdown(q));
             }
-            let mut decided = f
-                .machine_class
+            let mut why = f
+                .reading
+                .direction
                 .clone()
-                .or_else(|| f.machine.as_deref().map(escape))
-                .unwrap_or_else(|| "no machine".into());
-            if let Some(c) = &f.reading.cores {
-                let _ = write!(decided, ". {c}");
+                .unwrap_or_else(|| escape_markdown(&f.why));
+            if f.machine_class.is_none() {
+                let _ = write!(
+                    why,
+                    " (on {})",
+                    escape(f.machine.as_deref().unwrap_or("no machine"))
+                );
             }
-            t.push(vec![
-                claim,
-                finding_badge(f),
-                f.reading
-                    .direction
-                    .clone()
-                    .unwrap_or_else(|| escape_markdown(&f.why)),
-                decided,
-                f.releases.as_deref().map_or_else(
-                    || "one release measured".to_string(),
-                    |r| format!("[{}]({}.md#across-releases)", escape_markdown(r), f.chapter),
-                ),
-            ]);
+            if let Some(r) = &f.releases {
+                let _ = write!(
+                    why,
+                    "<br>Across releases: [{}]({}.md#across-releases)",
+                    escape_markdown(r),
+                    f.chapter
+                );
+            }
+            t.push(vec![claim, finding_badge(f), why]);
         }
         out.push_str(&table(&t));
     }
@@ -267,7 +286,10 @@ mod tests {
             ),
             "{md}"
         );
-        assert!(md.contains("| a 2-core x86_64 machine (AMD EPYC) |"), "the machine class: {md}");
+        assert!(
+            md.contains("Decided on a 2-core x86_64 machine (AMD EPYC)."),
+            "the machine class: {md}"
+        );
         assert!(md.contains("A &lt;b&gt; claim"), "statements are escaped");
         assert!(md.find("Chapter A").unwrap() < md.find("Chapter B").unwrap());
         let front = front(&f, &titles);

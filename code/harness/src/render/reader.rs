@@ -83,10 +83,9 @@ pub fn machine_class(m: &Machine) -> String {
 /// The sentence that says a verdict depends on the number of cores: what
 /// decided it here and what the post ran on (`posts`, from the published
 /// dataset's source, escaped here).
-pub fn cores_note(m: &Machine, posts: &str) -> String {
+pub fn cores_note(_m: &Machine, posts: &str) -> String {
     format!(
-        "The verdict depends on how many cores there are: it was decided on {} cores here; {}.",
-        m.cores,
+        "The verdicts depend on the number of cores; {}.",
         posts_machine("the post", posts)
     )
 }
@@ -230,38 +229,46 @@ pub fn what_to_use(advice: &[Advice], titles: &[(String, String)]) -> String {
          data-blocks=\"table\" data-chapters=\"{}\"></div>\n\n",
         escape(&chapters.join(" "))
     );
-    let mut t = Table::new(
-        "",
-        &[
-            "When you",
-            "Reach for",
-            "Why",
-            "Measured",
-            "Verdict",
-        ],
-    )
-    .left(&[0, 1, 2, 3, 4]);
+    // The machine is named once when every row was measured on one class.
+    let mut machines: Vec<&str> = advice.iter().map(|a| a.machine.as_str()).collect();
+    machines.sort_unstable();
+    machines.dedup();
+    let one = machines.len() == 1;
+    if one {
+        let _ = writeln!(
+            out,
+            "<p class=\"decided-on\">Every number below was measured on {}.</p>\n",
+            machines[0]
+        );
+    }
     for (name, title) in titles {
-        for a in advice.iter().filter(|a| &a.chapter == name) {
+        let rows: Vec<&Advice> = advice.iter().filter(|a| &a.chapter == name).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### [{}]({name}.md)\n", escape(title));
+        let mut t = Table::new("", &["When you", "Reach for", "Why", "Measured", "Verdict"])
+            .left(&[0, 1, 2, 3, 4]);
+        for a in rows {
             let verdict = match &a.claim {
-                Some(id) => format!(
-                    "[{} in {}]({name}.md#{})",
-                    escape(id),
-                    escape(title),
-                    claim_anchor(id)
-                ),
-                None => format!("[{}]({name}.md)", escape(title)),
+                Some(id) => format!("[{}]({name}.md#{})", escape(id), claim_anchor(id)),
+                None => format!("[the chapter]({name}.md)"),
+            };
+            let measured = if one {
+                a.evidence.clone()
+            } else {
+                format!("{}, on {}", a.evidence, a.machine)
             };
             t.push(vec![
                 a.situation.clone(),
                 a.reach_for.clone(),
                 a.why.clone(),
-                format!("{}, on {}", a.evidence, a.machine),
+                measured,
                 verdict,
             ]);
         }
+        out.push_str(&table(&t));
     }
-    out.push_str(&table(&t));
     out
 }
 
@@ -334,9 +341,10 @@ mod tests {
         ];
         let md = what_to_use(&rows, &titles);
         assert!(md.contains("data-chapters=\"a b\""), "{md}");
-        assert!(md.contains("[A-1 in Chapter A](a.md#claim-a-1)"), "{md}");
-        assert!(md.contains("[Chapter B](b.md)"), "{md}");
-        assert!(md.find("Chapter A").unwrap() < md.find("[Chapter B]").unwrap());
+        assert!(md.contains("[A-1](a.md#claim-a-1)"), "{md}");
+        assert!(md.contains("[the chapter](b.md)"), "{md}");
+        assert!(md.contains("measured on a 2-core x86_64 machine (AMD EPYC)."), "{md}");
+        assert!(md.find("[Chapter A]").unwrap() < md.find("[Chapter B]").unwrap());
         let list = summary(&rows[1..]);
         assert!(list.contains("<a href=\"#claim-a-1\">"), "{list}");
     }

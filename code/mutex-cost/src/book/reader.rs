@@ -81,10 +81,9 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         heartbeat_of(d, Load::TokioMutexAcrossAwait),
     ) {
         sentences.push(format!(
-            "Reach for tokio's `Mutex` only when the guard must live across an `.await`: a task \
-             waiting on it lets its worker thread run other tasks, and an unrelated task ran {} \
-             late (p99) while std's lock blocked a thread, against {} while tokio's was held \
-             across an `.await`.",
+            "Reach for tokio's `Mutex` only when the guard must cross an `.await`: a task waiting \
+             on std's lock blocks its worker, and an unrelated task ran {} late (p99) behind it, \
+             against {} behind tokio's.",
             fmt::nanos(std.p99_ns as f64),
             fmt::nanos(across.p99_ns as f64)
         ));
@@ -92,8 +91,8 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut_2 = conditions::mut_2(d);
     if let (Some(a), Some(w)) = (ratio_of(ends(&mut_2).1, "actor ÷ std"), fair_workers(d)) {
         sentences.push(format!(
-            "An actor that owns the value took {} the time of std's `Mutex` with tasks on {w} \
-             worker threads: use a lock for shared state, not a task reached over a channel.",
+            "An actor owning the value took {} std's time on {w} worker threads: share state \
+             through a lock, not a task.",
             reader::number(
                 &format!(
                     "MUT-2, {} futures spawned on {w} worker{}: actor ÷ std Mutex",
