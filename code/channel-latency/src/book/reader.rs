@@ -73,8 +73,8 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         (sweep_at(d, small), sweep_at(d, large))
     {
         let mut s = format!(
-            "An async channel's cost is per message, so batch tiny messages: a message through \
-             tokio's mpsc took {} crossbeam-channel's time at {} and {} at {}",
+            "An async channel's cost is per message, so batch tiny messages: tokio's mpsc took {} \
+             crossbeam-channel's time at {} and {} at {}",
             reader::number(&n_small, &r_small, Unit::Ratio),
             size_label(small),
             reader::number(&n_large, &r_large, Unit::Ratio),
@@ -101,9 +101,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         ));
     }
     let note = format!(
-        "The ratios move from one machine to another, and the back-pressure results depend on \
-         how many cores there are: {} cores here; {}; {}.",
-        run.provenance.machine.cores,
+        "Ratios move between machines, and back-pressure depends on the core count; {}; {}.",
         reader::posts_machine("the payload post", &published_machine(book, "payload")),
         reader::posts_machine("the back-pressure post", &published_machine(book, "backpressure"))
     );

@@ -290,8 +290,8 @@ mod tests {
 
     #[test]
     fn faster_names_the_winner_whichever_way_the_ratio_points() {
-        assert_eq!(faster("tokio", "std", 3.5), "std 3.5× faster than tokio");
-        assert_eq!(faster("tokio", "std", 0.5), "tokio 2× faster than std");
+        assert_eq!(faster("tokio", "std", 3.5), "std 3.50× faster than tokio");
+        assert_eq!(faster("tokio", "std", 0.5), "tokio 2.00× faster than std");
     }
 
     #[test]
