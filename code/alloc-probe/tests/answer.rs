@@ -1,7 +1,7 @@
 //! The answer under the chapter's question prints the bytes the results
 //! hold, and changes when they do.
-use harness::fixtures::{committed_results, edited_results};
 use harness::fixtures::json as serde_json;
+use harness::fixtures::{committed_results, edited_results};
 use std::process::Command;
 
 fn in_short(results: &std::path::Path) -> String {
@@ -10,7 +10,11 @@ fn in_short(results: &std::path::Path) -> String {
         .arg(results)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -55,7 +59,10 @@ fn the_answer_prints_the_results_bytes_and_follows_an_edit() {
     });
     let after = in_short(dir.path());
     assert!(
-        after.contains(&format!("data-exact=\"\">{}<", harness::fmt::bytes(bytes + 64))),
+        after.contains(&format!(
+            "data-exact=\"\">{}<",
+            harness::fmt::bytes(bytes + 64)
+        )),
         "{after}"
     );
     assert_ne!(before, after);

@@ -493,12 +493,11 @@ mod tests {
             ]),
             "does not hold as the post measured it; too close to call when measured fairly"
         );
-        let chosen = Verdict::from_map(&claim, "m", vec![row("a", Outcome::Holds)], "e").reads(
-            Reading {
+        let chosen =
+            Verdict::from_map(&claim, "m", vec![row("a", Outcome::Holds)], "e").reads(Reading {
                 verdict: Some("holds, plainly".into()),
                 ..Reading::default()
-            },
-        );
+            });
         assert_eq!(chosen.plain(), "holds, plainly");
     }
 

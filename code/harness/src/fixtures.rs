@@ -209,7 +209,10 @@ pub fn edited_results(
         *d = serde_json::json!({});
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let to = dir.path().join(chapter).join(file.file_name().expect("a name"));
+    let to = dir
+        .path()
+        .join(chapter)
+        .join(file.file_name().expect("a name"));
     std::fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
     std::fs::write(&to, serde_json::to_vec_pretty(&v).expect("JSON")).expect("write");
     (dir, to)

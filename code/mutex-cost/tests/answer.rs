@@ -12,9 +12,16 @@ fn the_answer_prints_the_headline_estimates() {
         "{}",
         check.markdown
     );
-    assert!(!check.matched.is_empty(), "no headline estimate in the answer: {}", check.markdown);
+    assert!(
+        !check.matched.is_empty(),
+        "no headline estimate in the answer: {}",
+        check.markdown
+    );
     for (name, shown, e) in &check.matched {
-        assert!(shows_point(shown, e), "{name}: the answer shows {shown}, the headline {e:?}");
+        assert!(
+            shows_point(shown, e),
+            "{name}: the answer shows {shown}, the headline {e:?}"
+        );
     }
 }
 
@@ -49,5 +56,8 @@ fn the_answer_follows_the_results() {
     let (name_after, now, e) = first(&after);
     assert_eq!(name, name_after);
     assert_ne!(was, now, "the answer did not change with the results");
-    assert!(shows_point(&now, &e), "{now} is not the edited headline {e:?}");
+    assert!(
+        shows_point(&now, &e),
+        "{now} is not the edited headline {e:?}"
+    );
 }

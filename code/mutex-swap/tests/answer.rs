@@ -12,8 +12,15 @@ fn the_answer_prints_the_headline_estimates() {
         "{}",
         check.markdown
     );
-    assert!(!check.matched.is_empty(), "no headline estimate in the answer: {}", check.markdown);
+    assert!(
+        !check.matched.is_empty(),
+        "no headline estimate in the answer: {}",
+        check.markdown
+    );
     for (name, shown, e) in &check.matched {
-        assert!(shows_point(shown, e), "{name}: the answer shows {shown}, the headline {e:?}");
+        assert!(
+            shows_point(shown, e),
+            "{name}: the answer shows {shown}, the headline {e:?}"
+        );
     }
 }

@@ -8,8 +8,8 @@ mod claims;
 mod counts;
 mod creation;
 mod fit;
-mod reader;
 mod history;
+mod reader;
 mod scenarios;
 mod tables;
 

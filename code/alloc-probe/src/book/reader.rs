@@ -46,7 +46,10 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let mut sentences = Vec::new();
     if let Some((size, (lo_c, lo), (hi_c, hi))) = creation(d) {
         let held = if lo == hi {
-            format!("{} at capacity {lo_c} and at {hi_c}", reader::exact(&bytes(lo)))
+            format!(
+                "{} at capacity {lo_c} and at {hi_c}",
+                reader::exact(&bytes(lo))
+            )
         } else {
             format!(
                 "{} at capacity {lo_c} and {} at {hi_c}",

@@ -103,7 +103,10 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let note = format!(
         "Ratios move between machines, and back-pressure depends on the core count; {}; {}.",
         reader::posts_machine("the payload post", &published_machine(book, "payload")),
-        reader::posts_machine("the back-pressure post", &published_machine(book, "backpressure"))
+        reader::posts_machine(
+            "the back-pressure post",
+            &published_machine(book, "backpressure")
+        )
     );
     Ok(vec![Block::Text(reader::answer(
         book.chapter,

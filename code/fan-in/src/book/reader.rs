@@ -127,7 +127,10 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
     let top = d.largest();
     let first = d.workers.first().copied().unwrap_or(1);
     let said = published_top(book);
-    let cores = Some(reader::cores_note(&run.provenance.machine, &posts_machine(book)));
+    let cores = Some(reader::cores_note(
+        &run.provenance.machine,
+        &posts_machine(book),
+    ));
     let reading = match v.claim.id {
         "FAN-1" => tcp_ratio(d, Design::StdMutexSwap, Design::MpscUnbounded, first)
             .ok()

@@ -343,9 +343,15 @@ mod tests {
         ];
         let md = page(&[a.clone(), b], &titles);
         let p = &md[md.find("data-claim-twice=\"X-4\"").expect("the note")..];
-        assert!(p.contains("over a socket?") && p.contains("the lock alone?"), "{p}");
+        assert!(
+            p.contains("over a socket?") && p.contains("the lock alone?"),
+            "{p}"
+        );
         assert!(p.contains("The socket is what batching saves."), "{p}");
         assert!(md.contains("<em>Asked here: over a socket?</em>"), "{md}");
-        assert!(!page(&[a], &titles).contains("data-claim-twice"), "one chapter, no note");
+        assert!(
+            !page(&[a], &titles).contains("data-claim-twice"),
+            "one chapter, no note"
+        );
     }
 }

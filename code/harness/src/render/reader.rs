@@ -133,8 +133,7 @@ pub fn numbers_of(html: &str) -> Vec<(String, String)> {
         let Some(close) = rest[open..].find('<') else {
             break;
         };
-        let shown =
-            html_escape::decode_html_entities(&rest[open + 1..open + close]).into_owned();
+        let shown = html_escape::decode_html_entities(&rest[open + 1..open + close]).into_owned();
         out.push((name, shown));
         rest = &rest[open + close..];
     }
@@ -145,7 +144,12 @@ pub fn numbers_of(html: &str) -> Vec<(String, String)> {
 /// written by the chapter from its results (numbers through `number`),
 /// then which machine decided and, where the verdict depends on it, the
 /// number of cores. The sentences are markdown the chapter escaped.
-pub fn answer(chapter: &str, sentences: &[String], machine: &Machine, cores: Option<&str>) -> String {
+pub fn answer(
+    chapter: &str,
+    sentences: &[String],
+    machine: &Machine,
+    cores: Option<&str>,
+) -> String {
     let mut out = format!(
         "<div class=\"answer-first\" data-answer=\"{}\">\n\n",
         escape(chapter)
@@ -307,7 +311,10 @@ mod tests {
         let verdict = b.find("holds only as the post measured it").unwrap();
         let number = b.find("6.3×").unwrap();
         assert!(claim < verdict && verdict < number, "{b}");
-        assert!(b.starts_with("<span class=\"verdict depends\" data-claim=\"X-1\">"), "{b}");
+        assert!(
+            b.starts_with("<span class=\"verdict depends\" data-claim=\"X-1\">"),
+            "{b}"
+        );
     }
 
     #[test]
@@ -317,7 +324,10 @@ mod tests {
             lower_ns: 3.2,
             upper_ns: 3.7,
         };
-        let s = format!("std took {} less time.", number("MUT-1 <ratio>", &e, Unit::Ratio));
+        let s = format!(
+            "std took {} less time.",
+            number("MUT-1 <ratio>", &e, Unit::Ratio)
+        );
         let mut m = Machine::detect();
         m.cpu = "AMD <EPYC>".into();
         m.cores = 2;
@@ -343,7 +353,10 @@ mod tests {
         assert!(md.contains("data-chapters=\"a b\""), "{md}");
         assert!(md.contains("[A-1](a.md#claim-a-1)"), "{md}");
         assert!(md.contains("[the chapter](b.md)"), "{md}");
-        assert!(md.contains("measured on a 2-core x86_64 machine (AMD EPYC)."), "{md}");
+        assert!(
+            md.contains("measured on a 2-core x86_64 machine (AMD EPYC)."),
+            "{md}"
+        );
         assert!(md.find("[Chapter A]").unwrap() < md.find("[Chapter B]").unwrap());
         let list = summary(&rows[1..]);
         assert!(list.contains("<a href=\"#claim-a-1\">"), "{list}");

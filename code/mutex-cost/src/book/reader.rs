@@ -21,7 +21,10 @@ fn ends(rows: &[Row]) -> (Option<&Row>, Option<&Row>) {
 
 /// The ratio named `name` of a row.
 fn ratio_of(row: Option<&Row>, name: &str) -> Option<Estimate> {
-    row?.ratios.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+    row?.ratios
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, e)| *e)
 }
 
 /// The worker threads of the fair row ("2 worker threads"), from its timings' shape.

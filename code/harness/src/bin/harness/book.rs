@@ -269,9 +269,9 @@ fn what_to_use(store: &Store) -> Result<String> {
     let mut all = Vec::new();
     let mut titles = Vec::new();
     for (info, page) in chapters.iter().zip(pages) {
-        let advice = page.advice.map_err(|e| {
-            anyhow::anyhow!("chapter {} could not give its advice: {e}", info.name)
-        })?;
+        let advice = page
+            .advice
+            .map_err(|e| anyhow::anyhow!("chapter {} could not give its advice: {e}", info.name))?;
         all.extend(advice);
         titles.push((info.name.to_string(), info.title.to_string()));
     }
