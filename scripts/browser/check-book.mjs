@@ -403,6 +403,145 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
   }
 }
 
+// ---- What a reader meets first (issue 40, content): the answer under each
+// chapter's question, no internal term in a chapter's first screen or in
+// Findings' verdict column, glossary links that resolve, and a What to use
+// page with a row for every chapter whose links resolve.
+const INTERNAL_TERMS = [/\bladders?\b/i, /\brig\b/i, /\bgates?\b/i, /\breplicates?\b/i,
+  /\bclosest call/i, /\bcommitted lock\b/i, /\bMIN_EFFECT\b/, /\bverdict maps?\b/i, /\bstep \d/i];
+function internalTerms(text) {
+  return INTERNAL_TERMS.map((re) => text.match(re)?.[0]).filter(Boolean);
+}
+
+// The ids a page has, read once per page.
+const idsOf = {};
+async function pageIds(file) {
+  if (!idsOf[file]) {
+    if (!fs.existsSync(path.join(bookDir, file))) return (idsOf[file] = null);
+    const { page, context } = await open(file);
+    idsOf[file] = new Set(await page.evaluate(() => [...document.querySelectorAll("[id]")].map((e) => e.id)));
+    await context.close();
+  }
+  return idsOf[file];
+}
+
+// Every link of `links` (hrefs relative to the book's root) lands on a page
+// that exists and, with a fragment, on an id that page has.
+async function unresolved(links) {
+  const bad = [];
+  for (const href of links) {
+    const [file, frag] = href.split("#");
+    const ids = await pageIds(file);
+    if (!ids) bad.push(`${href} (no such page)`);
+    else if (frag && !ids.has(decodeURIComponent(frag))) bad.push(`${href} (no such anchor)`);
+  }
+  return bad;
+}
+
+async function readerChecks() {
+  const glossaryIds = await pageIds("glossary.html");
+  check(glossaryIds !== null, "glossary.html is missing from the built book");
+  for (const { name: chapter } of CHAPTERS) {
+    const file = `${chapter}.html`;
+    const { page, context } = await open(file, { width: 1280 });
+    const seen = await page.evaluate((chapter) => {
+      const main = document.querySelector("main");
+      const answer = main.querySelector(`.answer-first[data-answer="${chapter}"]`);
+      // The text a reader sees without scrolling: every text node whose box
+      // starts within the first 900 px, folds left closed.
+      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+      const first = [];
+      for (let n; (n = walker.nextNode());) {
+        if (!n.nodeValue.trim() || n.parentElement.closest("svg, title")) continue;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        const r = range.getBoundingClientRect();
+        if (r.height > 0 && r.top < 900) first.push(n.nodeValue);
+      }
+      return {
+        answer: answer ? {
+          top: answer.getBoundingClientRect().top + window.scrollY,
+          numbers: [...answer.querySelectorAll(".answer-number")].map((n) => n.textContent.trim()),
+          machine: answer.querySelector(".answer-machine")?.textContent || "",
+        } : null,
+        firstScreen: first.join(" "),
+        glossary: [...main.querySelectorAll("a[href*='glossary.html#']")].map((a) => a.getAttribute("href")),
+        terms: window.BOOK_GLOSSARY_TERMS || [],
+        summary: main.querySelectorAll("ul.summary-list li").length,
+      };
+    }, chapter);
+    check(seen.answer !== null, `${file}: no answer under the question (the in-short exhibit)`);
+    if (seen.answer) {
+      check(seen.answer.top < 900, `${file}: the answer starts at ${Math.round(seen.answer.top)} px, below the first screen`);
+      check(seen.answer.numbers.length > 0 && seen.answer.numbers.every((n) => /\d/.test(n)),
+        `${file}: the answer prints no measured number (${seen.answer.numbers.join(", ")})`);
+      check(/Measured on an? \d+-core /.test(seen.answer.machine), `${file}: the answer does not name the machine class ("${seen.answer.machine}")`);
+    }
+    const terms = internalTerms(seen.firstScreen);
+    check(terms.length === 0, `${file} @1280x900: internal terms in the first screen: ${terms.join(", ")}`);
+    check(seen.summary > 0, `${file}: no summary list at the end`);
+    check(seen.glossary.length > 0, `${file}: no term links to the glossary`);
+    const root = (h) => h.replace(/^(\.\/)+/, "");
+    const bad = await unresolved(seen.glossary.map(root));
+    check(bad.length === 0, `${file}: glossary links that do not resolve: ${bad.join("; ")}`);
+    if (glossaryIds) {
+      const missing = seen.terms.filter((t) => !glossaryIds.has(t));
+      check(missing.length === 0, `theme/glossary.js links terms the glossary does not define: ${missing.join(", ")}`);
+    }
+    await context.close();
+  }
+
+  // Findings: the verdict column speaks plainly; the rules are folded below the table.
+  if (fs.existsSync(path.join(bookDir, "findings.html"))) {
+    const { page, context } = await open("findings.html");
+    const f = await page.evaluate(() => {
+      const cells = [];
+      for (const table of document.querySelectorAll("main table")) {
+        const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+        const at = heads.indexOf("Verdict");
+        if (at < 0) continue;
+        for (const row of table.querySelectorAll("tbody tr")) cells.push(row.children[at]?.textContent || "");
+      }
+      const table = document.querySelector("main table");
+      const rules = document.querySelector("main details.rules");
+      return { cells, ruleFolded: !!rules && !!table &&
+        (table.compareDocumentPosition(rules) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0 };
+    });
+    check(f.cells.length > 0, "findings.html: no Verdict column");
+    for (const c of f.cells) {
+      const terms = internalTerms(c);
+      check(terms.length === 0, `findings.html: internal terms in the verdict "${c.trim().slice(0, 80)}": ${terms.join(", ")}`);
+    }
+    check(f.ruleFolded, "findings.html: the rules are not folded below the table");
+    await context.close();
+  }
+
+  // What to use: a row for every chapter, every link resolving; the introduction links it first.
+  const { page, context } = await open("what-to-use.html");
+  const w = await page.evaluate(() => {
+    const marker = document.querySelector("[data-exhibit='what-to-use/rows']");
+    const tables = [...document.querySelectorAll("main table")];
+    return {
+      chapters: (marker?.dataset.chapters || "").split(" ").filter(Boolean),
+      rows: tables.reduce((n, t) => n + t.querySelectorAll("tbody tr").length, 0),
+      links: tables.flatMap((t) => [...t.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"))),
+    };
+  });
+  for (const { name } of CHAPTERS) {
+    check(w.chapters.includes(name), `what-to-use.html: no row for chapter ${name}`);
+    check(w.links.some((l) => l.startsWith(`${name}.html`)), `what-to-use.html: no link to ${name}.html`);
+  }
+  check(w.rows >= CHAPTERS.length, `what-to-use.html: ${w.rows} rows for ${CHAPTERS.length} chapters`);
+  const bad = await unresolved(w.links);
+  check(bad.length === 0, `what-to-use.html: links that do not resolve: ${bad.join("; ")}`);
+  await context.close();
+  const intro = await open("index.html");
+  const firstLink = await intro.page.evaluate(() => document.querySelector("main a[href]:not(.header)")?.getAttribute("href"));
+  check(firstLink === "what-to-use.html", `index.html: the first link is ${firstLink}, not what-to-use.html`);
+  await intro.context.close();
+}
+if (!safetyOnly) await readerChecks();
+
 // The print page carries every chapter's figures, drawn.
 if (!safetyOnly) {
   const { page, context, errors } = await open("print.html", { print: true });

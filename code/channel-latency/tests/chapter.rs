@@ -74,7 +74,7 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
     }
     // No arm64 file here: LAT-4 must say so rather than guess.
     if std::env::consts::ARCH != "aarch64" {
-        assert!(verdicts.contains("data-claim=\"LAT-4\">not measured on these machines"));
+        assert!(verdicts.contains("data-claim-map=\"LAT-4\">not measured on these machines"));
     }
 }
 

@@ -8,6 +8,9 @@ use crate::values::Estimate;
 #[derive(Clone, Debug, Serialize)]
 pub struct Claim {
     pub id: &'static str,
+    /// The claim in a few words, as a badge leads with it ("std about 2x
+    /// faster than tokio"): plain words, no term of the book's method.
+    pub short: &'static str,
     /// The claim, paraphrased.
     pub statement: &'static str,
     /// Markdown link to the post that made it.
@@ -23,6 +26,7 @@ impl Claim {
     pub(crate) const fn for_test(id: &'static str, statement: &'static str) -> Claim {
         Claim {
             id,
+            short: statement,
             statement,
             source: "a post",
             rule: "r",
@@ -263,6 +267,33 @@ pub struct Verdict {
     pub conditions: Vec<Condition>,
     /// What limits the headline: "holds only when ...", "undecided when ...".
     pub qualifier: Option<String>,
+    /// The verdict as a reader meets it first (see `Reading`).
+    pub reading: Reading,
+}
+
+/// A verdict in a reader's words, set by the chapter that judged it: the
+/// badge reads the claim's short form, `verdict` and `number`; the Findings
+/// page's Why cell reads `direction`. Empty fields fall back to words
+/// derived from the verdict map (`Verdict::plain`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// The verdict in plain words, conditions included ("holds only as the
+    /// post measured it"); no term of the book's method.
+    pub verdict: Option<String>,
+    /// The one number a badge carries ("6.3×"), printed from the results.
+    pub number: Option<String>,
+    /// Which way the number points, beside what the post said ("std 6.3×
+    /// faster; the post said about 2×").
+    pub direction: Option<String>,
+    /// The question this chapter asks of the claim, when another chapter
+    /// asks a different one of the same claim (FAN-4).
+    pub question: Option<String>,
+    /// Why this chapter's verdict differs from another chapter's on the
+    /// same claim, in one sentence (with `question`).
+    pub differs: Option<String>,
+    /// Whether the verdict could change with the number of cores, and what
+    /// the post ran on, as one sentence (`render::reader::cores_note`).
+    pub cores: Option<String>,
 }
 
 impl Verdict {
@@ -279,6 +310,7 @@ impl Verdict {
             evidence: evidence.into(),
             conditions: Vec::new(),
             qualifier: None,
+            reading: Reading::default(),
         }
     }
 
@@ -299,6 +331,7 @@ impl Verdict {
             evidence: evidence.into(),
             conditions: rows,
             qualifier,
+            reading: Reading::default(),
         }
     }
 
@@ -310,6 +343,53 @@ impl Verdict {
             evidence: why.into(),
             conditions: Vec::new(),
             qualifier: None,
+            reading: Reading::default(),
+        }
+    }
+
+    /// The verdict in a reader's words, with one number and which way it
+    /// points (see `Reading`).
+    pub fn reads(mut self, reading: Reading) -> Self {
+        self.reading = reading;
+        self
+    }
+
+    /// The verdict in plain words: the chapter's (`Reading::verdict`), or
+    /// words derived from the map: where the as-published row and the
+    /// fair row part, which of them holds; otherwise the outcome alone.
+    pub fn plain(&self) -> String {
+        if let Some(v) = &self.reading.verdict {
+            return v.clone();
+        }
+        let row = |f: fn(&Condition) -> bool| {
+            self.conditions
+                .iter()
+                .find(|c| c.decides() && f(c))
+                .map(|c| c.outcome)
+        };
+        let (published, fair) = (row(|c| c.as_published), row(|c| c.fair));
+        match self.outcome {
+            Outcome::Holds | Outcome::DoesNotHold
+                if published == Some(self.outcome) && fair == Some(Outcome::Inconclusive) =>
+            {
+                format!(
+                    "{} as the post measured it; too close to call when measured fairly",
+                    self.outcome.label()
+                )
+            }
+            Outcome::Holds => "holds".into(),
+            Outcome::DoesNotHold => "does not hold".into(),
+            Outcome::Inconclusive => "too close to call".into(),
+            Outcome::NotMeasured => "not measured here".into(),
+            Outcome::Depends => match (published, fair) {
+                (Some(Outcome::Holds), Some(Outcome::DoesNotHold)) => {
+                    "holds as the post measured it, not when measured fairly".into()
+                }
+                (Some(Outcome::DoesNotHold), Some(Outcome::Holds)) => {
+                    "holds when measured fairly, not as the post measured it".into()
+                }
+                _ => "holds under some conditions, not others".into(),
+            },
         }
     }
 
@@ -330,6 +410,19 @@ impl Verdict {
 pub struct Finding {
     pub chapter: String,
     pub claim: String,
+    /// The claim in a few words (`Claim::short`).
+    #[serde(default)]
+    pub short: String,
+    /// The verdict in plain words (`Verdict::plain`).
+    #[serde(default)]
+    pub plain: String,
+    /// The chapter's reading of it: number, direction, question, cores.
+    #[serde(default)]
+    pub reading: Reading,
+    /// The class of machine that decided it ("a 2-core x86_64 machine (AMD
+    /// EPYC)"), from the results' provenance.
+    #[serde(default)]
+    pub machine_class: Option<String>,
     /// The claim as published (paraphrased) and the markdown link to its post.
     pub statement: String,
     pub source: String,
@@ -352,6 +445,10 @@ impl Finding {
         Finding {
             chapter: chapter.to_string(),
             claim: v.claim.id.to_string(),
+            short: v.claim.short.to_string(),
+            plain: v.plain(),
+            reading: v.reading.clone(),
+            machine_class: None,
             statement: v.claim.statement.to_string(),
             source: v.claim.source.to_string(),
             machine: v.machine.clone(),
@@ -369,6 +466,39 @@ mod tests {
 
     fn row(setting: &str, outcome: Outcome) -> Condition {
         Condition::new("axis", setting, outcome, "1.0×")
+    }
+
+    #[test]
+    fn the_plain_verdict_says_which_side_the_posts_method_falls_on() {
+        let claim = Claim::for_test("X-1", "x");
+        let v = |rows: Vec<Condition>| Verdict::from_map(&claim, "m", rows, "e").plain();
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::Holds).as_published(),
+                row("b", Outcome::DoesNotHold).fair()
+            ]),
+            "holds as the post measured it, not when measured fairly"
+        );
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::DoesNotHold).as_published(),
+                row("b", Outcome::Holds).fair()
+            ]),
+            "holds when measured fairly, not as the post measured it"
+        );
+        assert_eq!(
+            v(vec![
+                row("a", Outcome::DoesNotHold).as_published(),
+                row("b", Outcome::Inconclusive).fair()
+            ]),
+            "does not hold as the post measured it; too close to call when measured fairly"
+        );
+        let chosen =
+            Verdict::from_map(&claim, "m", vec![row("a", Outcome::Holds)], "e").reads(Reading {
+                verdict: Some("holds, plainly".into()),
+                ..Reading::default()
+            });
+        assert_eq!(chosen.plain(), "holds, plainly");
     }
 
     #[test]

@@ -147,3 +147,115 @@ pub fn shared_smoke_run<C: Chapter>(
     );
     crate::results::ResultsFile::new(C::NAME, file.provenance, file.data)
 }
+
+/// The JSON crate the fixtures edit results with, for tests of chapters
+/// that do not depend on it themselves.
+pub use serde_json as json;
+
+/// What a chapter's answer (`in-short`) prints over a results folder, and
+/// the headline estimates of the results file it reads: the numbers the
+/// answer marks with an estimate's name, each beside that estimate.
+pub struct AnswerCheck {
+    pub markdown: String,
+    /// `(estimate name, number shown, the headline estimate)` for every
+    /// number the answer marks with a name the headline has.
+    pub matched: Vec<(String, String, crate::values::Estimate)>,
+    /// Marked numbers whose name the headline does not have.
+    pub unmatched: Vec<(String, String)>,
+}
+
+/// Runs the chapter binary `bin` on the results folder `results` holding
+/// one results file of `chapter` (its path: `file`): `render in-short` and
+/// `headline`, and lines up what the answer printed with the estimates.
+pub fn answer_check(
+    bin: &std::path::Path,
+    results: &std::path::Path,
+    file: &std::path::Path,
+) -> AnswerCheck {
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .expect("the chapter binary runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let markdown = run(&[
+        "render".as_ref(),
+        "in-short".as_ref(),
+        "--results".as_ref(),
+        results.as_os_str(),
+    ]);
+    let headline: crate::cli::Headline =
+        serde_json::from_str(&run(&["headline".as_ref(), file.as_os_str()]))
+            .expect("headline prints JSON");
+    let mut matched = Vec::new();
+    let mut unmatched = Vec::new();
+    for (name, shown) in crate::render::reader::numbers_of(&markdown) {
+        match headline.estimates.iter().find(|e| e.name == name) {
+            Some(e) => matched.push((name, shown, e.estimate)),
+            None => unmatched.push((name, shown)),
+        }
+    }
+    AnswerCheck {
+        markdown,
+        matched,
+        unmatched,
+    }
+}
+
+/// Whether `shown` prints the point of `e` in one of the units an answer
+/// uses (a ratio, a share, a duration).
+pub fn shows_point(shown: &str, e: &crate::values::Estimate) -> bool {
+    use crate::values::Unit;
+    [Unit::Ratio, Unit::Share, Unit::Nanos, Unit::Plain]
+        .iter()
+        .any(|u| u.show(e.point_ns) == shown)
+}
+
+/// The committed results of `chapter` for its one machine: the folder and
+/// the file (`code/results/<chapter>/<machine>.json`).
+pub fn committed_results(chapter: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = crate::code_dir().join("results");
+    let dir = root.join(chapter);
+    let file = std::fs::read_dir(&dir)
+        .expect("the chapter has committed results")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "json")
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("published-"))
+        })
+        .expect("a committed results file");
+    (root, file)
+}
+
+/// A copy of `chapter`'s committed results file in a temporary results
+/// folder, edited by `edit` (its stored intervals dropped, so nothing
+/// stored stands in for the edited numbers): the folder and the file.
+pub fn edited_results(
+    chapter: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (_, file) = committed_results(chapter);
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("JSON");
+    edit(&mut v["data"]);
+    if let Some(d) = v.get_mut("derived") {
+        *d = serde_json::json!({});
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let to = dir
+        .path()
+        .join(chapter)
+        .join(file.file_name().expect("a name"));
+    std::fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(&to, serde_json::to_vec_pretty(&v).expect("JSON")).expect("write");
+    (dir, to)
+}

@@ -9,6 +9,7 @@ mod counts;
 mod creation;
 mod fit;
 mod history;
+mod reader;
 mod scenarios;
 mod tables;
 
@@ -25,6 +26,18 @@ pub use check::check;
 pub use claims::CLAIMS;
 
 pub const EXHIBITS: &[Exhibit<AllocData>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, its numbers beside the post's",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, each with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "grid",
         kind: ExhibitKind::Table,

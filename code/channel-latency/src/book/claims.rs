@@ -37,6 +37,7 @@ const LAT2_CENTRE: f64 = 1.9;
 pub const CLAIMS: &[Claim] = &[
     Claim {
         id: "LAT-1",
+        short: "tokio and crossbeam about equal at 1 KB and 4 KB on x86-64",
         statement: "On x86-64, tokio mpsc and crossbeam-channel take about the same time at 1 KB and 4 KB payloads.",
         source: SWEEP_POST,
         rule: "Minimum effect 20 %. Each row of the map (a reading of the published seed, a step of the ladder to the fair ratio, a statistic, a runtime setting) holds on an x86-64 machine when the 95 % interval of the tokio/crossbeam ratio of burst times ([u8; N]) lies wholly within 1/1.2 to 1.2 at both 1024 B and 4096 B, does not hold when either lies wholly outside, and is inconclusive otherwise. \
@@ -44,6 +45,7 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "LAT-2",
+        short: "the 8 B payload shows tokio's largest lag, about 1.9x, on x86-64",
         statement: "On x86-64, the smallest payload (8 B) shows the largest tokio/crossbeam ratio, about 1.9x.",
         source: SWEEP_POST,
         rule: "Minimum effect 20 %. The claim has a size and an order. A row holds on an x86-64 machine when the 8 B ratio's interval lies wholly within 1.9/1.2 to 1.9 x 1.2 (about 1.9x) and no other size's ratio exceeds it by the minimum effect (every size's ratio over the 8 B ratio lies wholly below 1.2: a tie within 20 % counts as largest); \
@@ -51,6 +53,7 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "LAT-3",
+        short: "tokio about 1.3x crossbeam at 32 KB on both architectures",
         statement: "At 32 KB the tokio/crossbeam ratio settles near 1.3x on both architectures.",
         source: SWEEP_POST,
         rule: "Minimum effect 20 %. A row holds on a machine when the 95 % interval of the ratio at 32768 B lies wholly within 1.3/1.2 to 1.3 x 1.2; it does not hold when the interval lies wholly outside; otherwise inconclusive. \
@@ -58,6 +61,7 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "LAT-4",
+        short: "tokio slower than crossbeam at every size on arm64",
         statement: "On arm64, tokio mpsc is slower than crossbeam-channel at every payload size.",
         source: SWEEP_POST,
         rule: "Minimum effect 20 %. A row holds on an arm64 machine when the ratio's 95 % interval lies wholly at or above 1.2 at all eight sizes; \
@@ -65,6 +69,7 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "LAT-5",
+        short: "kanal's async channel beats tokio's under back-pressure",
         statement: "Under back-pressure, kanal's async channel has lower latency than tokio's at every tasks x bound setting.",
         source: BP_POST,
         rule: "Minimum effect 25 %. Each row of the map (a step of the ladder from the published method to the fair one, the fair run read another way, one setting, one long run) holds when tokio's latency over kanal's, paired repeat by repeat, has its 95 % interval wholly at or above 1.25 at every setting the row covers; \
@@ -72,6 +77,7 @@ pub const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "LAT-6",
+        short: "latency grows with the channel's bound",
         statement: "Latency grows with the channel bound (larger queues, longer waits).",
         source: BP_POST,
         rule: "Minimum effect 25 %. A row holds when, for both channels and both task counts, the latency at each step of the bound (1 to 100, 100 to 1000) over the one before, paired by repeat, has its 95 % interval wholly at or above 1.25; \
@@ -304,6 +310,19 @@ pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
     for run in &book.runs {
         out.push(backpressure::lat6(run)?);
     }
+    let out = out
+        .into_iter()
+        .map(|v| {
+            let run = book
+                .runs
+                .iter()
+                .find(|r| v.machine.as_deref() == Some(r.machine()));
+            match run {
+                Some(run) => super::reader::read(book, run, v),
+                None => v,
+            }
+        })
+        .collect();
     Ok(vec![Block::Verdicts(out)])
 }
 

@@ -18,6 +18,7 @@ mod published;
 mod queue_ladder;
 mod queueing;
 mod ratio;
+mod reader;
 
 use anyhow::Result;
 use harness::render::escape;
@@ -50,6 +51,18 @@ impl Data {
 }
 
 pub const EXHIBITS: &[Exhibit<Data>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, its numbers beside the post's",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, each with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,

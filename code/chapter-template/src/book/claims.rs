@@ -8,6 +8,7 @@ use super::Data;
 
 pub const CLAIMS: &[Claim] = &[Claim {
     id: "TPL-1",
+    short: "a channel costs more than a Vec on one thread",
     statement: "Handing a batch through a channel on one thread costs more than through a `Vec`.",
     source: "[the template's own claim](https://example.com)",
     rule: "The bootstrapped interval of crossbeam ÷ vec (medians) lies wholly above 1.",

@@ -13,6 +13,7 @@ mod own_design;
 mod parameters;
 mod placement_table;
 mod profiles;
+mod reader;
 mod tables;
 mod variations;
 mod views;
@@ -97,6 +98,18 @@ fn published(book: &Book<FanInData>) -> Result<(Vec<PublishedRow>, String)> {
 }
 
 pub const EXHIBITS: &[Exhibit<FanInData>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, its numbers beside the post's",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, each with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,

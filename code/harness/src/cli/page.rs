@@ -23,7 +23,34 @@ pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>
 pub struct Rendered {
     pub exhibits: std::collections::BTreeMap<String, Result<String, String>>,
     pub findings: Result<Vec<crate::claims::Finding>, String>,
+    /// The chapter's advice (its `summary-list` exhibit), for the What to use page.
+    #[serde(default = "no_advice")]
+    pub advice: Result<Vec<crate::render::reader::Advice>, String>,
 }
+
+fn no_advice() -> Result<Vec<crate::render::reader::Advice>, String> {
+    Ok(Vec::new())
+}
+
+/// The chapter's advice: every `Block::Advice` of its exhibit named
+/// `summary-list` (none when it has no such exhibit), each marked with the chapter.
+pub fn advice_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::render::reader::Advice>> {
+    let mut out = Vec::new();
+    for e in C::EXHIBITS.iter().filter(|e| e.name == SUMMARY) {
+        for block in (e.render)(book)? {
+            if let crate::render::blocks::Block::Advice(rows) = block {
+                out.extend(rows.into_iter().map(|mut a| {
+                    a.chapter = C::NAME.to_string();
+                    a
+                }));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The exhibit whose advice the What to use page gathers.
+pub const SUMMARY: &str = "summary-list";
 
 pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
     let book = load_book::<C>(store)?;
@@ -38,6 +65,7 @@ pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
             })
             .collect(),
         findings: findings_of::<C>(&book).map_err(|err| format!("{err:#}")),
+        advice: advice_of::<C>(&book).map_err(|err| format!("{err:#}")),
     })
     .0)
 }
@@ -60,6 +88,12 @@ fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Fi
         .iter()
         .map(|v| {
             let mut f = crate::claims::Finding::of(C::NAME, v);
+            f.machine_class = v.machine.as_deref().and_then(|m| {
+                book.runs
+                    .iter()
+                    .find(|r| r.machine() == m)
+                    .map(|r| crate::render::reader::machine_class(&r.provenance.machine))
+            });
             f.releases = history.claims.get(&f.claim).and_then(|at| {
                 crate::releases::range_note(&history.krate, history.profile, history.exact, at)
             });

@@ -14,6 +14,7 @@ struct Toy;
 
 const CLAIM: Claim = Claim {
     id: "TOY-1",
+    short: "the ratio is above one",
     statement: "the ratio is above one",
     source: "(test)",
     rule: "ratio > 1",

@@ -14,6 +14,9 @@ pub enum Block {
     /// A figure a harness renderer has already drawn (the flame graphs of
     /// `render::flame`).
     Drawn(Drawn),
+    /// What to do, with its evidence: the summary list that ends a chapter,
+    /// gathered by the What to use page (`render::reader`).
+    Advice(Vec<crate::render::reader::Advice>),
 }
 
 /// Inline SVG the harness drew itself, every name in it escaped.

@@ -5,54 +5,133 @@ use std::fmt::Write;
 
 use crate::claims::{Finding, Outcome};
 use crate::render::blocks::Table;
+use crate::render::reader::finding_badge;
 use crate::render::{claim_anchor, escape, escape_markdown, table};
 
-/// The page's one exhibit. `titles` are the registry's (name, title) pairs,
-/// in reading order; findings are grouped under them.
+/// The page's one exhibit: per chapter, a table of its claims (the claim,
+/// its badge, which way the number points, the machine that decided it and
+/// the verdict across releases), then, for a claim two chapters judge, the
+/// two questions they ask and why the answers differ.
 pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
     let mut out = opening(findings, "claims", "table,");
+    let mut classes: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| f.machine_class.as_deref())
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    if !classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"decided-on\">Decided on {}.</p>\n",
+            classes.join("; ")
+        );
+    }
     for (name, title) in titles {
         let rows: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
         if rows.is_empty() {
             continue;
         }
         let _ = writeln!(out, "### [{}]({name}.md)\n", escape(title));
-        let mut t = Table::new(
-            "",
-            &[
-                "Claim",
-                "As published",
-                "Verdict",
-                "Across releases",
-                "Machine",
-                "Why",
-            ],
-        )
-        .left(&[0, 1, 2, 3, 4, 5]);
+        // Where the chapter's verdicts depend on the number of cores, the
+        // chapter's sentence saying so, once, under its title.
+        let mut cores: Vec<&str> = rows
+            .iter()
+            .filter_map(|f| f.reading.cores.as_deref())
+            .collect();
+        cores.dedup();
+        for c in cores {
+            let _ = writeln!(out, "<p class=\"cores-note\">{c}</p>\n");
+        }
+        let mut t = Table::new("", &["Claim", "Verdict", "Why"]).left(&[0, 1, 2]);
         for f in rows {
-            t.push(vec![
-                format!(
-                    "[**{}**]({}.md#{})",
-                    escape(&f.claim),
-                    f.chapter,
-                    claim_anchor(&f.claim)
-                ),
-                format!("{} ({})", escape_markdown(&f.statement), f.source),
-                format!(
-                    "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
-                    f.outcome.css(),
-                    escape(&f.claim),
-                    escape_markdown(&f.headline)
-                ),
-                f.releases.as_deref().map_or_else(
-                    || "one release measured".to_string(),
-                    |r| format!("[{}]({}.md#across-releases)", escape_markdown(r), f.chapter),
-                ),
-                escape(f.machine.as_deref().unwrap_or("none")),
-                escape_markdown(&f.why),
-            ]);
+            let mut claim = format!(
+                "[**{}**]({}.md#{}) {} ({})",
+                escape(&f.claim),
+                f.chapter,
+                claim_anchor(&f.claim),
+                escape_markdown(&f.statement),
+                f.source
+            );
+            if let Some(q) = &f.reading.question {
+                let _ = write!(claim, " <em>Asked here: {}</em>", escape_markdown(q));
+            }
+            let mut why = f
+                .reading
+                .direction
+                .clone()
+                .unwrap_or_else(|| escape_markdown(&f.why));
+            if f.machine_class.is_none() {
+                let _ = write!(
+                    why,
+                    " (on {})",
+                    escape(f.machine.as_deref().unwrap_or("no machine"))
+                );
+            }
+            if let Some(r) = &f.releases {
+                let _ = write!(
+                    why,
+                    "<br>Across releases: [{}]({}.md#across-releases)",
+                    escape_markdown(r),
+                    f.chapter
+                );
+            }
+            t.push(vec![claim, finding_badge(f), why]);
         }
         out.push_str(&table(&t));
+    }
+    out.push_str(&asked_twice(findings, titles));
+    out
+}
+
+/// A claim judged by more than one chapter: each chapter's question and
+/// badge, then why the verdicts differ (each chapter's `Reading::differs`).
+fn asked_twice(findings: &[Finding], titles: &[(String, String)]) -> String {
+    let mut out = String::new();
+    let mut ids: Vec<&str> = findings.iter().map(|f| f.claim.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let of: Vec<&Finding> = findings.iter().filter(|f| f.claim == id).collect();
+        let mut chapters: Vec<&str> = of.iter().map(|f| f.chapter.as_str()).collect();
+        chapters.dedup();
+        if chapters.len() < 2 {
+            continue;
+        }
+        let title = |name: &str| {
+            titles
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(name.to_string(), |(_, t)| t.clone())
+        };
+        let asked: Vec<String> = of
+            .iter()
+            .map(|f| {
+                format!(
+                    "[{}]({}.md#{}) asks {} {}",
+                    escape(&title(&f.chapter)),
+                    f.chapter,
+                    claim_anchor(&f.claim),
+                    f.reading
+                        .question
+                        .as_deref()
+                        .map_or_else(|| escape_markdown(&f.short), escape_markdown),
+                    finding_badge(f)
+                )
+            })
+            .collect();
+        let differs: Vec<String> = of
+            .iter()
+            .filter_map(|f| f.reading.differs.as_deref().map(escape_markdown))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"asked-twice\" data-claim-twice=\"{}\"><strong>{}</strong> is two questions. {}. {}</p>\n",
+            escape(id),
+            escape(id),
+            asked.join("; "),
+            differs.join(" ")
+        );
     }
     out
 }
@@ -88,12 +167,10 @@ pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
                     _ => String::new(),
                 };
                 format!(
-                    "<li><a href=\"{name}.html#{}\">{}</a> <span class=\"verdict {}\" data-claim=\"{}\">{}</span>{on}</li>",
+                    "<li><a href=\"{name}.html#{}\">{}</a> {}{on}</li>",
                     claim_anchor(&f.claim),
                     escape(&f.claim),
-                    f.outcome.css(),
-                    escape(&f.claim),
-                    escape(&f.headline)
+                    finding_badge(f)
                 )
             })
             .collect();
@@ -161,6 +238,10 @@ mod tests {
         Finding {
             chapter: chapter.into(),
             claim: claim.into(),
+            short: format!("{claim} in <short>"),
+            plain: headline.into(),
+            reading: Default::default(),
+            machine_class: Some("a 2-core x86_64 machine (AMD EPYC)".into()),
             statement: "A <b> claim".into(),
             source: "[post](https://example.org)".into(),
             machine: Some("m1".into()),
@@ -198,12 +279,16 @@ mod tests {
         assert!(md.contains("data-blocks=\"table,verdicts:A-1+A-2+B-1\""));
         assert!(md.contains("3 published claims, 3 verdicts"), "{md}");
         assert!(md.contains("from 1 machine: 1 hold, 1 hold only"), "{md}");
-        // The badge carries the whole headline, its conditions included.
+        // The badge reads the claim's short form, then the plain verdict.
         assert!(
             md.contains(
-                "<span class=\"verdict depends\" data-claim=\"A-2\">holds only when consumer on block_on</span>"
+                "<span class=\"verdict depends\" data-claim=\"A-2\"><span class=\"badge-claim\">A-2 in &lt;short&gt;</span>: <strong>holds only when consumer on block_on</strong></span>"
             ),
             "{md}"
+        );
+        assert!(
+            md.contains("Decided on a 2-core x86_64 machine (AMD EPYC)."),
+            "the machine class: {md}"
         );
         assert!(md.contains("A &lt;b&gt; claim"), "statements are escaped");
         assert!(md.find("Chapter A").unwrap() < md.find("Chapter B").unwrap());
@@ -236,12 +321,37 @@ mod tests {
         twice[2].machine = Some("<m2>".into());
         let both = super::front(&twice, &titles);
         assert!(
-            both.contains("data-claim=\"B-1\">does not hold</span> on &lt;m2&gt;</li>"),
+            both.contains("<strong>does not hold</strong></span> on &lt;m2&gt;</li>"),
             "{both}"
         );
         assert!(
-            both.contains("data-claim=\"B-1\">not measured</span></li>"),
+            both.contains("<strong>not measured</strong></span></li>"),
             "{both}"
+        );
+    }
+
+    #[test]
+    fn a_claim_two_chapters_judge_is_two_labelled_questions() {
+        let mut a = finding("a", "X-4", Outcome::Holds, "holds");
+        a.reading.question = Some("over a socket?".into());
+        let mut b = finding("b", "X-4", Outcome::DoesNotHold, "does not hold");
+        b.reading.question = Some("the lock alone?".into());
+        b.reading.differs = Some("The socket is what batching saves.".into());
+        let titles = [
+            ("a".into(), "Chapter A".into()),
+            ("b".into(), "Chapter B".into()),
+        ];
+        let md = page(&[a.clone(), b], &titles);
+        let p = &md[md.find("data-claim-twice=\"X-4\"").expect("the note")..];
+        assert!(
+            p.contains("over a socket?") && p.contains("the lock alone?"),
+            "{p}"
+        );
+        assert!(p.contains("The socket is what batching saves."), "{p}");
+        assert!(md.contains("<em>Asked here: over a socket?</em>"), "{md}");
+        assert!(
+            !page(&[a], &titles).contains("data-claim-twice"),
+            "one chapter, no note"
         );
     }
 }

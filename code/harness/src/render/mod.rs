@@ -8,10 +8,12 @@ pub mod flame;
 pub mod fmt;
 pub mod notes;
 pub mod plain;
+pub mod reader;
 pub mod svg;
 mod verdicts;
 
-pub use verdicts::{answer, claim_anchor, verdict_badge, verdicts};
+pub use reader::verdict_badge;
+pub use verdicts::{answer, claim_anchor, verdicts};
 
 use std::fmt::Write;
 
@@ -348,6 +350,7 @@ fn blocks_markdown(blocks: &[Block]) -> String {
             )),
             Block::Verdicts(v) => out.push_str(&verdicts(v)),
             Block::Drawn(d) => out.push_str(&svg::figure_html(&d.id, &d.caption, &d.svg)),
+            Block::Advice(a) => out.push_str(&reader::summary(a)),
         }
     }
     out
@@ -410,7 +413,7 @@ fn block_kinds(blocks: &[Block]) -> String {
     blocks
         .iter()
         .map(|b| match b {
-            Block::Text(_) => "text".to_string(),
+            Block::Text(_) | Block::Advice(_) => "text".to_string(),
             Block::Table(_) => "table".to_string(),
             Block::Figure(_) | Block::Bars(_) | Block::Drawn(_) => "figure".to_string(),
             Block::Verdicts(v) => format!(

@@ -160,7 +160,11 @@ pub fn blocks(name: &str, about: &str, blocks: &[Block]) -> String {
                 out.push('\n');
             }
             Block::Verdicts(v) => out.push_str(&verdicts(v)),
-            Block::Text(_) | Block::Figure(_) | Block::Bars(_) | Block::Drawn(_) => {}
+            Block::Text(_)
+            | Block::Figure(_)
+            | Block::Bars(_)
+            | Block::Drawn(_)
+            | Block::Advice(_) => {}
         }
     }
     out

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::claims::{Condition, Verdict};
 use crate::render::blocks::Table;
+use crate::render::reader::verdict_badge;
 use crate::render::{escape, escape_markdown, table};
 
 /// The verdicts table, then each claim's verdict map (the conditions its
@@ -49,7 +50,7 @@ pub fn verdicts(vs: &[Verdict]) -> String {
             ),
             escape_markdown(v.claim.rule),
             escape(v.machine.as_deref().unwrap_or("none")),
-            verdict_badge(v),
+            format!("{} (by the map: {})", verdict_badge(v), technical_badge(v)),
             evidence,
         ]);
     }
@@ -61,7 +62,8 @@ pub fn verdicts(vs: &[Verdict]) -> String {
 }
 
 /// The answer-first list at the top of a chapter: each claim once, its
-/// headline verdict on every machine, a link down to the verdict and its map.
+/// badge on every machine (claim, plain verdict, number), a link down to
+/// the verdict and its map.
 pub fn answer(vs: &[Verdict]) -> String {
     let mut ids: Vec<&str> = Vec::new();
     for v in vs {
@@ -81,23 +83,36 @@ pub fn answer(vs: &[Verdict]) -> String {
                 _ => verdict_badge(v),
             })
             .collect();
+        // A claim another chapter asks a different question of says which
+        // question this page asks, and why the answers differ.
+        let asked = match (&of[0].reading.question, &of[0].reading.differs) {
+            (Some(q), differs) => format!(
+                "<br><em>Asked here: {}</em> {}",
+                crate::render::inline_markdown(&escape_markdown(q)),
+                differs
+                    .as_deref()
+                    .map(|d| crate::render::inline_markdown(&escape_markdown(d)))
+                    .unwrap_or_default()
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "<li>{} <a href=\"#{}\"><strong>{}</strong></a> {}</li>",
-            badges.join(", "),
+            "<li><a href=\"#{}\"><strong>{}</strong></a> {}{asked}</li>",
             claim_anchor(id),
             escape(id),
-            crate::render::inline_markdown(&escape_markdown(of[0].claim.statement))
+            badges.join(", ")
         );
     }
     out.push_str("</ul>\n\n");
     out
 }
 
-/// The badge of a verdict's headline, with the claim id the browser test reads.
-pub fn verdict_badge(v: &Verdict) -> String {
+/// The verdict map's headline in its own terms (the rows it names), as the
+/// verdicts table shows it beside the plain badge.
+fn technical_badge(v: &Verdict) -> String {
     format!(
-        "<span class=\"verdict {}\" data-claim=\"{}\">{}</span>",
+        "<span class=\"verdict {}\" data-claim-map=\"{}\">{}</span>",
         v.outcome.css(),
         escape(v.claim.id),
         escape_markdown(&v.headline())

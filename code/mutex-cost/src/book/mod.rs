@@ -15,6 +15,7 @@ mod parameters;
 mod per_op;
 mod profiles;
 mod published_shape;
+mod reader;
 mod sensitivity;
 mod summary;
 
@@ -33,6 +34,18 @@ pub use check::data as check;
 pub use claims::CLAIMS;
 
 pub const EXHIBITS: &[Exhibit<Data>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, its numbers beside the post's",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, each with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "reproduction",
         kind: ExhibitKind::Table,

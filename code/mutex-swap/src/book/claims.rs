@@ -18,6 +18,7 @@ const MIN_EFFECT: f64 = 0.20;
 
 pub const CLAIMS: &[Claim] = &[Claim {
     id: "FAN-4",
+    short: "the swap itself drains many messages per pass, and that is why it wins",
     statement:
         "Swapping the buffer drains many messages per pass, which is why the swap wins (batching).",
     source: SOURCE,
@@ -165,6 +166,11 @@ pub fn decisive_estimates(data: &Data) -> Vec<(String, Estimate)> {
     out
 }
 
+/// The fair row's points (see `fan4_points`), for the page's answer.
+pub(super) fn fair_points(data: &Data) -> Vec<(&Measured, Estimate)> {
+    fan4_points(data, &SETTINGS[0])
+}
+
 /// "Many messages per pass": holds when the batch's interval clears 10,
 /// does not hold when it lies wholly below 10 less the minimum effect: the
 /// batch moves between runs by more than its interval within one run.
@@ -252,7 +258,10 @@ fn fan4_verdict(run: &Run<Data>) -> Verdict {
 
 pub fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
     Ok(vec![Block::Verdicts(
-        book.runs.iter().map(fan4_verdict).collect(),
+        book.runs
+            .iter()
+            .map(|run| super::reader::read(&run.data, fan4_verdict(run)))
+            .collect(),
     )])
 }
 

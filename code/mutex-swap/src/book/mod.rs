@@ -9,6 +9,7 @@ mod claims;
 mod lock_hold;
 mod parameters;
 mod profiles;
+mod reader;
 mod throughput;
 mod wait;
 
@@ -83,6 +84,18 @@ fn million_per_s(messages: u64, ns: f64) -> f64 {
 }
 
 pub const EXHIBITS: &[Exhibit<Data>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, its numbers beside the post's",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, each with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "parameters",
         kind: ExhibitKind::Table,

@@ -37,6 +37,24 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
             }
         };
     }
+    if chapter == "what-to-use" {
+        if exhibit != "rows" {
+            bail!("unknown exhibit {exhibit:?} for the What to use page: expected rows");
+        }
+        return match what_to_use(store) {
+            Ok(md) => {
+                print!("{md}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                println!(
+                    "\n**render error** on the What to use page, exhibit `rows`: {}\n",
+                    harness::render::escape(&format!("{e:#}"))
+                );
+                Err(e)
+            }
+        };
+    }
     if chapter == "findings" {
         if exhibit != "claims" && exhibit != "front" {
             bail!("unknown exhibit {exhibit:?} for the findings: expected claims or front");
@@ -226,6 +244,42 @@ pub(crate) fn report(
 /// by side, and every later exhibit reads its page from the cache.
 fn findings(store: &Store, exhibit: &str) -> Result<String> {
     let chapters = registry::chapters()?;
+    let pages = every_page(store, chapters)?;
+    let mut all = Vec::new();
+    let mut titles = Vec::new();
+    for (info, page) in chapters.iter().zip(pages) {
+        let found = page.findings.map_err(|e| {
+            anyhow::anyhow!("chapter {} could not list its verdicts: {e}", info.name)
+        })?;
+        all.extend(found);
+        titles.push((info.name.to_string(), info.title.to_string()));
+    }
+    Ok(if exhibit == "front" {
+        harness::render::findings::front(&all, &titles)
+    } else {
+        harness::render::findings::page(&all, &titles)
+    })
+}
+
+/// The What to use page: every chapter's advice (its `summary` exhibit),
+/// in reading order.
+fn what_to_use(store: &Store) -> Result<String> {
+    let chapters = registry::chapters()?;
+    let pages = every_page(store, chapters)?;
+    let mut all = Vec::new();
+    let mut titles = Vec::new();
+    for (info, page) in chapters.iter().zip(pages) {
+        let advice = page
+            .advice
+            .map_err(|e| anyhow::anyhow!("chapter {} could not give its advice: {e}", info.name))?;
+        all.extend(advice);
+        titles.push((info.name.to_string(), info.title.to_string()));
+    }
+    Ok(harness::render::reader::what_to_use(&all, &titles))
+}
+
+/// Every chapter's page (`rendered`), side by side.
+fn every_page(store: &Store, chapters: &[ChapterInfo]) -> Result<Vec<Rendered>> {
     let pages: Vec<Result<Rendered>> = std::thread::scope(|s| {
         let handles: Vec<_> = chapters
             .iter()
@@ -239,20 +293,7 @@ fn findings(store: &Store, exhibit: &str) -> Result<String> {
             })
             .collect()
     });
-    let mut all = Vec::new();
-    let mut titles = Vec::new();
-    for (info, page) in chapters.iter().zip(pages) {
-        let found = page?.findings.map_err(|e| {
-            anyhow::anyhow!("chapter {} could not list its verdicts: {e}", info.name)
-        })?;
-        all.extend(found);
-        titles.push((info.name.to_string(), info.title.to_string()));
-    }
-    Ok(if exhibit == "front" {
-        harness::render::findings::front(&all, &titles)
-    } else {
-        harness::render::findings::page(&all, &titles)
-    })
+    pages.into_iter().collect()
 }
 
 /// Every chapter's downloads into `book/results/<chapter>/`, the chapters'
@@ -309,6 +350,8 @@ pub(crate) fn check_book(book: &Path, src: &Path) -> Result<ExitCode> {
     let mut pages = vec![
         ("introduction".to_string(), None),
         ("findings".into(), None),
+        ("what-to-use".into(), None),
+        ("glossary".into(), None),
         ("method".into(), None),
         ("reproduce".into(), None),
     ];

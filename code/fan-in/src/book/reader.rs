@@ -1,0 +1,251 @@
+//! The chapter in a reader's words: the answer under the question, each
+//! claim's badge (plain verdict, one number, which way it points) and the
+//! summary list that ends the page, all printed from the results.
+use anyhow::Result;
+use harness::claims::Reading;
+use harness::render::reader::{self, Advice};
+use harness::{Block, Book, Estimate, Run, Unit, Verdict};
+
+use super::estimates::{fan_3_ratios, fan_4_share, tcp_ratio};
+use super::{published, FanInData, PublishedRow};
+use crate::Design;
+
+fn show(e: &Estimate) -> String {
+    Unit::Ratio.show(e.point_ns)
+}
+
+/// The published row with the most workers: the post's widest comparison.
+fn published_top(book: &Book<FanInData>) -> Option<PublishedRow> {
+    let (rows, _) = published(book).ok()?;
+    rows.into_iter().max_by_key(|r| r.workers)
+}
+
+/// tokio swap ÷ std swap in the post's own numbers, geometric mean over
+/// its worker counts (as FAN-3 reads the book's).
+fn published_geo(book: &Book<FanInData>) -> Option<f64> {
+    let (rows, _) = published(book).ok()?;
+    if rows.is_empty() {
+        return None;
+    }
+    let logs: f64 = rows
+        .iter()
+        .map(|r| (r.tokio_mutex_us / r.std_mutex_us).ln())
+        .sum();
+    Some((logs / rows.len() as f64).exp())
+}
+
+/// The machine the post ran on, as its dataset states it.
+fn posts_machine(book: &Book<FanInData>) -> String {
+    book.published("burst")
+        .map(|d| d.source.machine)
+        .unwrap_or_else(|_| "a machine it does not name".into())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The answer under the question.
+pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let top = d.largest();
+    let mut sentences = Vec::new();
+    let claims = if top >= super::claims::FAN2_LARGEST_AT_LEAST {
+        "FAN-2 and FAN-4"
+    } else {
+        "FAN-4"
+    };
+    if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
+        let mut s = format!(
+            "With thousands of producers, reach for a `Vec` behind std's `Mutex` that the \
+             consumer swaps out: a tokio mpsc inbox took {} its time at {} workers",
+            reader::number(
+                &format!("{claims}, {top} workers: mpsc unbounded ÷ std swap"),
+                &gap,
+                Unit::Ratio
+            ),
+            harness::fmt::thousands(top as u64)
+        );
+        if let Some(p) = published_top(book) {
+            s.push_str(&format!(
+                " (the post: {})",
+                harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us)
+            ));
+        }
+        s.push('.');
+        sentences.push(s);
+    }
+    if let Ok(Some(share)) = fan_4_share(d, top) {
+        sentences.push(format!(
+            "The socket decides: an mpsc consumer that writes once per batch (`recv_many`) \
+             closes {} of that gap, so batch your writes.",
+            reader::number(
+                &format!(
+                    "FAN-4, {top} workers: share of mpsc's excess over the swap removed by recv_many"
+                ),
+                &share,
+                Unit::Share
+            )
+        ));
+    }
+    if let Ok((_, geo)) = fan_3_ratios(d) {
+        let mut s = format!(
+            "Keep tokio's `Mutex` out of the swap: {} std's time here",
+            reader::number(
+                "FAN-3: tokio swap ÷ std swap, geometric mean over worker counts",
+                &geo,
+                Unit::Ratio
+            )
+        );
+        if let Some(g) = published_geo(book) {
+            s.push_str(&format!(
+                ", {} in the post's numbers, where it said about {}",
+                harness::fmt::ratio(g),
+                harness::fmt::ratio(super::claims::FAN3_CLAIMED)
+            ));
+        }
+        s.push('.');
+        sentences.push(s);
+    }
+    let note = reader::cores_note(&run.provenance.machine, &posts_machine(book));
+    Ok(vec![Block::Text(reader::answer(
+        book.chapter,
+        &sentences,
+        &run.provenance.machine,
+        Some(&note),
+    ))])
+}
+
+/// Each claim's badge in plain words, with one number and which way it points.
+pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> Verdict {
+    let d = &run.data;
+    let top = d.largest();
+    let first = d.workers.first().copied().unwrap_or(1);
+    let said = published_top(book);
+    let cores = Some(reader::cores_note(
+        &run.provenance.machine,
+        &posts_machine(book),
+    ));
+    let reading = match v.claim.id {
+        "FAN-1" => tcp_ratio(d, Design::StdMutexSwap, Design::MpscUnbounded, first)
+            .ok()
+            .map(|r| Reading {
+                number: Some(show(&r)),
+                direction: Some(format!(
+                    "at {first} worker{}: {}; the post said the swap is slower",
+                    plural(first),
+                    reader::faster("the swap", "mpsc", r.point_ns)
+                )),
+                cores: cores.clone(),
+                ..Reading::default()
+            }),
+        "FAN-2" => tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top)
+            .ok()
+            .map(|r| Reading {
+                number: Some(show(&r)),
+                direction: Some(format!(
+                    "at {} workers: {}{}",
+                    harness::fmt::thousands(top as u64),
+                    reader::faster("mpsc", "the swap", r.point_ns),
+                    said.as_ref().map_or(String::new(), |p| format!(
+                        "; the post measured {} at {} workers",
+                        harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us),
+                        harness::fmt::thousands(p.workers as u64)
+                    ))
+                )),
+                verdict: (v.outcome == harness::Outcome::Depends)
+                    .then(|| "holds in every way measured but one".to_string()),
+                cores: cores.clone(),
+                ..Reading::default()
+            }),
+        "FAN-3" => fan_3_ratios(d).ok().map(|(_, geo)| Reading {
+            number: Some(show(&geo)),
+            direction: Some(format!(
+                "{} (geometric mean); the post said about {}",
+                reader::faster("tokio's swap", "std's", geo.point_ns),
+                harness::fmt::ratio(super::claims::FAN3_CLAIMED)
+            )),
+            ..Reading::default()
+        }),
+        "FAN-4" => fan_4_share(d, top).ok().flatten().map(|share| Reading {
+            number: Some(Unit::Share.show(share.point_ns)),
+            direction: Some(format!(
+                "batching the writes (`recv_many`) removes {} of mpsc's gap to the swap",
+                Unit::Share.show(share.point_ns)
+            )),
+            question: Some(
+                "with a socket behind the consumer, is batching the writes why the swap wins?"
+                    .into(),
+            ),
+            differs: Some(
+                "The Mutex swap chapter asks the same claim of the lock alone, with no socket: \
+                 there a pass is quick and finds fewer messages; here each pass waits on a write \
+                 to the socket, messages pile up meanwhile, and writing them in one call is what \
+                 wins."
+                    .into(),
+            ),
+            cores: cores.clone(),
+            ..Reading::default()
+        }),
+        _ => None,
+    };
+    match reading {
+        Some(r) => v.reads(r),
+        None => v,
+    }
+}
+
+/// The summary list that ends the page, and the rows of What to use.
+pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let top = d.largest();
+    let machine = reader::machine_class(&run.provenance.machine);
+    let mut advice = Vec::new();
+    if let Ok(Some(share)) = fan_4_share(d, top) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Forward many producers' messages to one socket".into(),
+            reach_for: "one write per drained batch (`recv_many`, or a swapped `Vec`)".into(),
+            why: "the system call per message is the bill, not the channel".into(),
+            evidence: format!(
+                "batching the writes removes {} of mpsc's gap to the swap",
+                Unit::Share.show(share.point_ns)
+            ),
+            machine: machine.clone(),
+            claim: Some("FAN-4".into()),
+        });
+    }
+    if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Thousands of producers feed one consumer".into(),
+            reach_for: "a `Vec` behind std's `Mutex`, swapped out by the consumer".into(),
+            why: "producers push without waking the consumer per message".into(),
+            evidence: format!(
+                "mpsc took {} the swap's time at {} workers",
+                show(&gap),
+                harness::fmt::thousands(top as u64)
+            ),
+            machine: machine.clone(),
+            claim: Some("FAN-2".into()),
+        });
+    }
+    if let Ok((_, geo)) = fan_3_ratios(d) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Guard a buffer that is only pushed to or swapped".into(),
+            reach_for: "std's `Mutex`, not tokio's".into(),
+            why: "the guard never crosses an `.await`, so tokio's lock only adds hand-overs".into(),
+            evidence: format!("tokio's took {} std's time", show(&geo)),
+            machine,
+            claim: Some("FAN-3".into()),
+        });
+    }
+    Ok(vec![Block::Advice(advice)])
+}

@@ -1,0 +1,249 @@
+//! The chapter in a reader's words: the answer under the question, each
+//! claim's badge (plain verdict, one number, which way it points) and the
+//! summary list that ends the page, all printed from the results.
+use anyhow::{Context, Result};
+use harness::claims::Reading;
+use harness::render::reader::{self, Advice};
+use harness::{fmt, Block, Book, Estimate, Run, Unit, Verdict};
+
+use super::conditions::{self, Row};
+use super::{heartbeat_of, published_at, Data, PublishedRow};
+use crate::heartbeat::Load;
+use crate::{Variant, PUBLISHED_FUTURES};
+
+/// The row of a map marked as published, and the fair one.
+fn ends(rows: &[Row]) -> (Option<&Row>, Option<&Row>) {
+    (
+        rows.iter().find(|r| r.as_published),
+        rows.iter().find(|r| r.fair),
+    )
+}
+
+/// The ratio named `name` of a row.
+fn ratio_of(row: Option<&Row>, name: &str) -> Option<Estimate> {
+    row?.ratios
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, e)| *e)
+}
+
+/// The worker threads of the fair row ("2 worker threads"), from its timings' shape.
+fn fair_workers(d: &Data) -> Option<usize> {
+    conditions::fair_workers(d)
+}
+
+/// What the post measured, tokio's round over std's (its own numbers).
+fn published_ratio(book: &Book<Data>) -> Option<f64> {
+    let rows: Vec<PublishedRow> = book.published("mutex").ok()?.rows().ok()?;
+    let k = published_at(&rows, Variant::TokioMutex.name(), PUBLISHED_FUTURES)?;
+    let s = published_at(&rows, Variant::StdMutex.name(), PUBLISHED_FUTURES)?;
+    Some(k.point_ms / s.point_ms)
+}
+
+/// The machine the post ran on, as its dataset states it.
+fn posts_machine(book: &Book<Data>) -> String {
+    book.published("mutex")
+        .map(|d| d.source.machine)
+        .unwrap_or_else(|_| "a machine it does not name".into())
+}
+
+/// The headline estimate's name for MUT-1 (`claims::decisive_estimates`).
+fn mut_1_name() -> String {
+    format!(
+        "MUT-1, join_all of {} futures: tokio Mutex ÷ std Mutex",
+        fmt::thousands(PUBLISHED_FUTURES as u64)
+    )
+}
+
+/// The answer under the question.
+pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let rows = conditions::mut_1(d);
+    let (published, fair) = ends(&rows);
+    let tokio_std = "tokio ÷ std";
+    let as_published = ratio_of(published, tokio_std).context("no as-published round")?;
+    let mut first = format!(
+        "Reach for std's `Mutex` when the critical section is short and never crosses an `.await`: \
+         it took {} less time than tokio's in the post's own benchmark",
+        reader::number(&mut_1_name(), &as_published, Unit::Ratio)
+    );
+    if let (Some(f), Some(w)) = (ratio_of(fair, tokio_std), fair_workers(d)) {
+        first.push_str(&format!(
+            " and {} with the tasks spread over {w} worker threads",
+            reader::number("MUT-1, fair: tokio Mutex ÷ std Mutex", &f, Unit::Ratio)
+        ));
+    }
+    if let Some(p) = published_ratio(book) {
+        first.push_str(&format!("; the post measured {}", fmt::ratio(p)));
+    }
+    first.push('.');
+    let mut sentences = vec![first];
+    if let (Ok(std), Ok(across)) = (
+        heartbeat_of(d, Load::StdMutexSlowSection),
+        heartbeat_of(d, Load::TokioMutexAcrossAwait),
+    ) {
+        sentences.push(format!(
+            "Reach for tokio's `Mutex` only when the guard must cross an `.await`: a task waiting \
+             on std's lock blocks its worker, and an unrelated task ran {} late (p99) behind it, \
+             against {} behind tokio's.",
+            fmt::nanos(std.p99_ns as f64),
+            fmt::nanos(across.p99_ns as f64)
+        ));
+    }
+    let mut_2 = conditions::mut_2(d);
+    if let (Some(a), Some(w)) = (ratio_of(ends(&mut_2).1, "actor ÷ std"), fair_workers(d)) {
+        sentences.push(format!(
+            "An actor owning the value took {} std's time on {w} worker threads: share state \
+             through a lock, not a task.",
+            reader::number(
+                &format!(
+                    "MUT-2, {} futures spawned on {w} worker{}: actor ÷ std Mutex",
+                    fmt::thousands(crate::ACTOR_CLAIM_FUTURES as u64),
+                    super::plural(w)
+                ),
+                &a,
+                Unit::Ratio
+            )
+        ));
+    }
+    let note = reader::cores_note(&run.provenance.machine, &posts_machine(book));
+    Ok(vec![Block::Text(reader::answer(
+        book.chapter,
+        &sentences,
+        &run.provenance.machine,
+        Some(&note),
+    ))])
+}
+
+/// Each claim's badge in plain words, with one number and which way it points.
+pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
+    let d = &run.data;
+    let posts = posts_machine(book);
+    let cores = Some(reader::cores_note(&run.provenance.machine, &posts));
+    let reading = match v.claim.id {
+        "MUT-1" => {
+            let rows = conditions::mut_1(d);
+            let (p, f) = ends(&rows);
+            let (p, f) = (ratio_of(p, "tokio ÷ std"), ratio_of(f, "tokio ÷ std"));
+            let said = published_ratio(book).map(fmt::ratio);
+            Reading {
+                verdict: (v.outcome == harness::Outcome::Depends).then(|| {
+                    "holds only with tokio's order of checks before 1.54, not with current tokio"
+                        .to_string()
+                }),
+                number: f.or(p).map(|e| Unit::Ratio.show(e.point_ns)),
+                direction: Some(format!(
+                    "{} with the tasks spread over the workers, {} in the post's own benchmark; \
+                     the post measured {}",
+                    f.map_or("–".into(), |e| reader::faster("tokio", "std", e.point_ns)),
+                    p.map_or("–".into(), |e| Unit::Ratio.show(e.point_ns)),
+                    said.unwrap_or_else(|| v.claim.short.to_string())
+                )),
+                cores,
+                ..Reading::default()
+            }
+        }
+        "MUT-2" => {
+            let rows = conditions::mut_2(d);
+            let f = ends(&rows).1;
+            let (ak, as_) = (ratio_of(f, "actor ÷ tokio"), ratio_of(f, "actor ÷ std"));
+            Reading {
+                number: as_.map(|e| Unit::Ratio.show(e.point_ns)),
+                direction: Some(format!(
+                    "the actor slower: {} std's Mutex, {} tokio's; the post said {}",
+                    as_.map_or("–".into(), |e| Unit::Ratio.show(e.point_ns)),
+                    ak.map_or("–".into(), |e| Unit::Ratio.show(e.point_ns)),
+                    v.claim.short
+                )),
+                cores,
+                ..Reading::default()
+            }
+        }
+        "MUT-3" => match (
+            heartbeat_of(d, Load::StdMutexSlowSection),
+            heartbeat_of(d, Load::TokioMutexAcrossAwait),
+        ) {
+            (Ok(s), Ok(k)) => Reading {
+                number: Some(fmt::ratio(s.p99_ns as f64 / k.p99_ns.max(1) as f64)),
+                direction: Some(format!(
+                    "an unrelated task ran {} late (p99) behind std's blocked lock, {} behind \
+                     tokio's",
+                    fmt::nanos(s.p99_ns as f64),
+                    fmt::nanos(k.p99_ns as f64)
+                )),
+                ..Reading::default()
+            },
+            _ => Reading::default(),
+        },
+        _ => Reading::default(),
+    };
+    v.reads(reading)
+}
+
+/// The summary list that ends the page, and the rows of What to use.
+pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let machine = reader::machine_class(&run.provenance.machine);
+    let rows = conditions::mut_1(d);
+    let (p, f) = ends(&rows);
+    let (p, f) = (ratio_of(p, "tokio ÷ std"), ratio_of(f, "tokio ÷ std"));
+    let show = |e: Option<Estimate>| e.map_or("–".into(), |e| Unit::Ratio.show(e.point_ns));
+    let mut advice = vec![Advice {
+        chapter: String::new(),
+        situation: "Guard a short critical section that never crosses an `.await`".into(),
+        reach_for: "std's `Mutex` (or `parking_lot`'s)".into(),
+        why: "the cheaper lock, and cheaper still where threads meet at it".into(),
+        evidence: format!(
+            "tokio's took {} std's time with tasks spread over the workers",
+            show(f)
+        ),
+        machine: machine.clone(),
+        claim: Some("MUT-1".into()),
+    }];
+    if let (Ok(s), Ok(k)) = (
+        heartbeat_of(d, Load::StdMutexSlowSection),
+        heartbeat_of(d, Load::TokioMutexAcrossAwait),
+    ) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Hold a guard across an `.await`".into(),
+            reach_for: "tokio's `Mutex`".into(),
+            why: "a waiting task hands its worker thread to other tasks".into(),
+            evidence: format!(
+                "an unrelated task's p99 lateness {} behind tokio's lock, {} behind a blocked std lock",
+                fmt::nanos(k.p99_ns as f64),
+                fmt::nanos(s.p99_ns as f64)
+            ),
+            machine: machine.clone(),
+            claim: Some("MUT-3".into()),
+        });
+    }
+    let mut_2 = conditions::mut_2(d);
+    if let Some(a) = ratio_of(ends(&mut_2).1, "actor ÷ std") {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Share one value between many tasks".into(),
+            reach_for: "a lock, not an actor task reached over a channel".into(),
+            why: "an actor pays two hand-overs between tasks per operation".into(),
+            evidence: format!("the actor took {} std's time", Unit::Ratio.show(a.point_ns)),
+            machine: machine.clone(),
+            claim: Some("MUT-2".into()),
+        });
+    }
+    advice.push(Advice {
+        chapter: String::new(),
+        situation: "Benchmark a lock".into(),
+        reach_for: "spawned tasks on several worker threads, not one `join_all`".into(),
+        why: "futures joined on one thread never meet at the lock".into(),
+        evidence: format!(
+            "tokio ÷ std {} in one `join_all`, {} spread over the workers",
+            show(p),
+            show(f)
+        ),
+        machine,
+        claim: Some("MUT-1".into()),
+    });
+    Ok(vec![Block::Advice(advice)])
+}

@@ -1,0 +1,147 @@
+//! The chapter in a reader's words: the answer under the question, the
+//! badge of FAN-4 (plain verdict, one number, which way it points) and the
+//! summary list that ends the page, all printed from the results.
+use anyhow::Result;
+use harness::claims::Reading;
+use harness::render::reader::{self, Advice};
+use harness::stats::{ratio, Statistic};
+use harness::{Block, Book, Estimate, Unit, Verdict};
+
+use crate::run::{Data, Experiment, Measured};
+use crate::{Design, Wait};
+
+/// The fair row's largest producer count: the swap's point there and one
+/// message per lock ÷ swap (the headline estimate).
+fn at_scale(d: &Data) -> Option<(&Measured, Estimate)> {
+    super::claims::fair_points(d).into_iter().last()
+}
+
+/// Busy-polling ÷ Notify burst time of the std swap at the largest count
+/// the wait experiment measured, and the consumer's share of a core each way.
+fn busy_cost(d: &Data) -> Option<(u64, Estimate, f64, f64)> {
+    let p = *d.producers(Experiment::Wait).last()?;
+    let busy = d
+        .point(Experiment::Wait, Design::StdMutexSwap, Wait::BusyPoll, p)
+        .ok()?;
+    let notify = d
+        .point(Experiment::Wait, Design::StdMutexSwap, Wait::Notify, p)
+        .ok()?;
+    Some((
+        p,
+        ratio(&busy.timing, &notify.timing, Statistic::Mean),
+        busy.passes.consumer_core_share(),
+        notify.passes.consumer_core_share(),
+    ))
+}
+
+fn headline_name(producers: u64) -> String {
+    format!(
+        "FAN-4, {} producers: one message per lock ÷ std swap",
+        harness::fmt::thousands(producers)
+    )
+}
+
+/// The answer under the question.
+pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let mut sentences = Vec::new();
+    if let Some((swap, r)) = at_scale(d) {
+        sentences.push(format!(
+            "Swap a `Vec` behind std's `Mutex` and hold the lock for the swap alone: at {} \
+             producers the consumer moved {} messages per pass, and taking one message per lock \
+             instead took {} the swap's time per burst.",
+            harness::fmt::thousands(swap.producers),
+            Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
+            reader::number(&headline_name(swap.producers), &r, Unit::Ratio)
+        ));
+    }
+    if let Some((p, r, busy, notify)) = busy_cost(d) {
+        sentences.push(format!(
+            "Park an idle consumer on `Notify`, not in a loop that polls: at {} producers a \
+             polling consumer made each burst take {} as long and kept {} of a core busy, \
+             against {} for `Notify`.",
+            harness::fmt::thousands(p),
+            Unit::Ratio.show(r.point_ns),
+            Unit::Share.show(busy),
+            Unit::Share.show(notify)
+        ));
+    }
+    Ok(vec![Block::Text(reader::answer(
+        book.chapter,
+        &sentences,
+        &run.provenance.machine,
+        None,
+    ))])
+}
+
+/// FAN-4's badge here: the question this chapter asks of it, one number,
+/// which way it points, and why it differs from fan-in's.
+pub(super) fn read(d: &Data, v: Verdict) -> Verdict {
+    let Some((swap, r)) = at_scale(d) else {
+        return v;
+    };
+    v.reads(Reading {
+        number: Some(Unit::Ratio.show(r.point_ns)),
+        direction: Some(format!(
+            "{} messages per pass at {} producers; one message per lock took {} the swap's time",
+            Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
+            harness::fmt::thousands(swap.producers),
+            Unit::Ratio.show(r.point_ns)
+        )),
+        question: Some(
+            "with the lock alone and no socket, does the swap drain many messages per pass, and \
+             is that why it is fast?"
+                .into(),
+        ),
+        differs: Some(
+            "The two verdicts differ because the questions do: behind a socket each pass waits \
+             on a write, messages pile up meanwhile and a pass carries many; with the lock alone \
+             a pass is quick and finds fewer, and whether they count as many depends on how the \
+             consumer waits."
+                .into(),
+        ),
+        ..Reading::default()
+    })
+}
+
+/// The summary list that ends the page, and the rows of What to use.
+pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
+    let run = book.primary();
+    let d = &run.data;
+    let machine = reader::machine_class(&run.provenance.machine);
+    let mut advice = Vec::new();
+    if let Some((p, r, busy, _)) = busy_cost(d) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "A consumer waits for a shared buffer to fill".into(),
+            reach_for: "`tokio::sync::Notify`, not a polling loop".into(),
+            why: "a polling consumer takes a core and the lock from the producers".into(),
+            evidence: format!(
+                "polling made a burst take {} as long and used {} of a core, at {} producers",
+                Unit::Ratio.show(r.point_ns),
+                Unit::Share.show(busy),
+                harness::fmt::thousands(p)
+            ),
+            machine: machine.clone(),
+            claim: None,
+        });
+    }
+    if let Some((swap, r)) = at_scale(d) {
+        advice.push(Advice {
+            chapter: String::new(),
+            situation: "Drain a buffer many producers push to".into(),
+            reach_for: "a swap of the whole `Vec` under std's `Mutex`, work done after unlocking"
+                .into(),
+            why: "one lock per pass instead of one per message".into(),
+            evidence: format!(
+                "one message per lock took {} the swap's time; {} messages per pass",
+                Unit::Ratio.show(r.point_ns),
+                Unit::Plain.show(swap.passes.messages_per_pass_without_largest())
+            ),
+            machine,
+            claim: Some("FAN-4".into()),
+        });
+    }
+    Ok(vec![Block::Advice(advice)])
+}
