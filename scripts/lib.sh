@@ -303,6 +303,18 @@ $out"
         flock "$bfd"
     fi
     printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$built"
+    # The first --with build starts from a copy of the release build's
+    # compiled dependencies, so only the releases changed, what depends on
+    # them and the workspace copy compile (copied, never hard-linked: cargo
+    # rewrites what it rebuilds). A half-made copy is never taken for one.
+    if [ ! -d "$target/release" ] && [ -d "$CODE/target/release/deps" ]; then
+        local seed="$target/release.seed-$$"
+        rm -rf "$seed" && mkdir -p "$seed" \
+            && cp -a "$CODE/target/release/deps" "$CODE/target/release/build" \
+                "$CODE/target/release/.fingerprint" "$seed/" \
+            && mv "$seed" "$target/release" \
+            || { rm -rf "$seed"; echo "    could not seed $target from $CODE/target/release; building from nothing" >&2; }
+    fi
     (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}") \
         || die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
     mkdir -p "$ws/bin"
