@@ -49,7 +49,7 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
                         Block::Figure(_) | Block::Bars(_) | Block::Drawn(_)
                     )
                     | (ExhibitKind::Verdicts, Block::Verdicts(_))
-                    | (ExhibitKind::Text, Block::Text(_))
+                    | (ExhibitKind::Text, Block::Text(_) | Block::Advice(_))
             )
         });
         assert!(

@@ -63,10 +63,12 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
              slots up front."
         ));
     }
+    let mut held_together = std::collections::BTreeSet::new();
     let said: Vec<String> = SCENARIO_CLAIMS
         .iter()
         .filter_map(|&(_, name, target, _)| {
             let r = scenario(d, name, false)?;
+            held_together.insert(r.channels);
             Some(format!(
                 "{} for a {}-byte message (the post said about {})",
                 reader::exact(&per_channel(r)),
@@ -77,7 +79,12 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
         .collect();
     if !said.is_empty() {
         sentences.push(format!(
-            "Held ten thousand at a time, one idle channel cost {}.",
+            "Held {} at a time, one idle channel cost {}.",
+            held_together
+                .iter()
+                .map(|&n| harness::fmt::thousands(n as u64))
+                .collect::<Vec<_>>()
+                .join(" or "),
             said.join(" and ")
         ));
     }
