@@ -4,6 +4,7 @@
 //! caption or a rule makes no result stale (`crate::run` holds what does).
 mod claims;
 mod exhibits;
+mod reader;
 
 use anyhow::{ensure, Result};
 
@@ -14,6 +15,18 @@ use crate::run::Data;
 pub use claims::CLAIMS;
 
 pub const EXHIBITS: &[Exhibit<Data>] = &[
+    Exhibit {
+        name: "in-short",
+        kind: ExhibitKind::Text,
+        about: "the answer in plain words, with its number",
+        render: reader::in_short,
+    },
+    Exhibit {
+        name: "summary-list",
+        kind: ExhibitKind::Text,
+        about: "what to use, with its number and verdict (gathered by the What to use page)",
+        render: reader::summary_list,
+    },
     Exhibit {
         name: "timings",
         kind: ExhibitKind::Table,
