@@ -259,3 +259,29 @@ pub fn edited_results(
     std::fs::write(&to, serde_json::to_vec_pretty(&v).expect("JSON")).expect("write");
     (dir, to)
 }
+
+/// Asserts that chapter `chapter`'s answer over its committed results
+/// (printed by its binary `bin`) carries its answer block, marks at least
+/// one headline estimate, and shows every marked estimate's point.
+pub fn assert_answer_prints_the_headline(chapter: &str, bin: &std::path::Path) {
+    let (results, file) = committed_results(chapter);
+    let check = answer_check(bin, &results, &file);
+    assert!(
+        check
+            .markdown
+            .contains(&format!("data-answer=\"{chapter}\"")),
+        "{}",
+        check.markdown
+    );
+    assert!(
+        !check.matched.is_empty(),
+        "no headline estimate in the answer: {}",
+        check.markdown
+    );
+    for (name, shown, e) in &check.matched {
+        assert!(
+            shows_point(shown, e),
+            "{name}: the answer shows {shown}, the headline {e:?}"
+        );
+    }
+}

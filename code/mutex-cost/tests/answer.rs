@@ -5,24 +5,10 @@ use harness::fixtures::{answer_check, committed_results, shows_point};
 
 #[test]
 fn the_answer_prints_the_headline_estimates() {
-    let (results, file) = committed_results("mutex-cost");
-    let check = answer_check(env!("CARGO_BIN_EXE_mutex-cost").as_ref(), &results, &file);
-    assert!(
-        check.markdown.contains("data-answer=\"mutex-cost\""),
-        "{}",
-        check.markdown
+    harness::fixtures::assert_answer_prints_the_headline(
+        "mutex-cost",
+        env!("CARGO_BIN_EXE_mutex-cost").as_ref(),
     );
-    assert!(
-        !check.matched.is_empty(),
-        "no headline estimate in the answer: {}",
-        check.markdown
-    );
-    for (name, shown, e) in &check.matched {
-        assert!(
-            shows_point(shown, e),
-            "{name}: the answer shows {shown}, the headline {e:?}"
-        );
-    }
 }
 
 /// Doubling tokio's time per round in the published shape (a copy of the
