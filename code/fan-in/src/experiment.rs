@@ -165,6 +165,25 @@ async fn timed(
 }
 // ANCHOR_END: timed_region
 
+/// The work check of every burst: the sink received exactly the bytes the
+/// producers sent (`Tally::expected`), each once, in any order.
+pub fn check_delivery(what: &str, kind: SinkKind, tally: Tally, expected: Tally) -> Result<()> {
+    if tally != expected {
+        bail!(
+            "{what} delivered {} bytes (checksum {}/{}) to the {}, \
+             expected {} bytes (checksum {}/{})",
+            tally.bytes,
+            tally.sum,
+            tally.sum_of_squares,
+            kind.label(),
+            expected.bytes,
+            expected.sum,
+            expected.sum_of_squares
+        );
+    }
+    Ok(())
+}
+
 /// One validated burst.
 #[derive(Clone, Copy, Debug)]
 pub struct Burst {
@@ -286,20 +305,12 @@ impl Bench {
                 )
             })?
             .with_context(|| format!("{} with {workers} workers", design.label()))?;
-        if tally != expected {
-            bail!(
-                "{} with {workers} workers delivered {} bytes (checksum {}/{}) to the {}, \
-                 expected {} bytes (checksum {}/{})",
-                design.label(),
-                tally.bytes,
-                tally.sum,
-                tally.sum_of_squares,
-                kind.label(),
-                expected.bytes,
-                expected.sum,
-                expected.sum_of_squares
-            );
-        }
+        check_delivery(
+            &format!("{} with {workers} workers", design.label()),
+            kind,
+            tally,
+            expected,
+        )?;
         let writes = sink.take_writes();
         *slot = Some(sink);
         Ok(Burst {

@@ -1,5 +1,5 @@
 //! Channel fan-in: many producer tasks, one consumer that forwards every
-//! message to a sink. Seven designs of the inbox between them, each in its
+//! message to a sink. Nine designs of the inbox between them, each in its
 //! own module, all driven by the same producers into the same sink and timed
 //! to the same stop point: the sink holds all `workers x PER_WORKER` bytes.
 pub mod book;
@@ -15,7 +15,9 @@ pub mod run;
 pub mod sink;
 pub mod sweep;
 
+pub mod async_channel_inbox;
 pub mod floor;
+pub mod flume_inbox;
 pub mod mpsc_bounded;
 pub mod mpsc_recv_many;
 pub mod mpsc_unbounded;
@@ -53,10 +55,12 @@ pub enum Design {
     TokioMutexSwap,
     WorkerChunks,
     Floor,
+    FlumeInbox,
+    AsyncChannelInbox,
 }
 
 impl Design {
-    pub const ALL: [Design; 7] = [
+    pub const ALL: [Design; 9] = [
         Design::MpscUnbounded,
         Design::MpscBounded,
         Design::MpscRecvMany,
@@ -64,7 +68,13 @@ impl Design {
         Design::TokioMutexSwap,
         Design::WorkerChunks,
         Design::Floor,
+        Design::FlumeInbox,
+        Design::AsyncChannelInbox,
     ];
+
+    /// The inboxes of other crates than tokio, compared in the sweep at the
+    /// plan's `crate_workers` only (see `plan::Plan`).
+    pub const OTHER_CRATES: [Design; 2] = [Design::FlumeInbox, Design::AsyncChannelInbox];
 
     /// Stable id, used in results files and criterion ids.
     pub fn id(self) -> &'static str {
@@ -76,6 +86,8 @@ impl Design {
             Design::TokioMutexSwap => "tokio-mutex-swap",
             Design::WorkerChunks => "worker-chunks",
             Design::Floor => "floor",
+            Design::FlumeInbox => "flume-inbox",
+            Design::AsyncChannelInbox => "async-channel-inbox",
         }
     }
 
@@ -89,6 +101,8 @@ impl Design {
             Design::TokioMutexSwap => "tokio Mutex swap",
             Design::WorkerChunks => "worker chunks + swap (this book)",
             Design::Floor => "floor (no shared inbox)",
+            Design::FlumeInbox => "flume unbounded, write per batch",
+            Design::AsyncChannelInbox => "async-channel unbounded, write per batch",
         }
     }
 
@@ -104,6 +118,10 @@ impl Design {
             Design::TokioMutexSwap => tokio_mutex_swap::burst(workers, per_worker, sink).await,
             Design::WorkerChunks => worker_chunks::burst(workers, per_worker, sink).await,
             Design::Floor => floor::burst(workers, per_worker, sink).await,
+            Design::FlumeInbox => flume_inbox::burst(workers, per_worker, sink).await,
+            Design::AsyncChannelInbox => {
+                async_channel_inbox::burst(workers, per_worker, sink).await
+            }
         }
     }
 }

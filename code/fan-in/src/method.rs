@@ -277,12 +277,20 @@ pub const COUNTED: [CountedSetting; 6] = [
 
 const PUBLISHED: usize = crate::published::PER_WORKER;
 
-/// The swaps profiled at the largest method count: both as the fair
-/// experiment runs them, and the tokio swap where its consumer's placement
+/// The designs profiled at the largest method count: the baseline, the
+/// other crates' inboxes and both swaps as the fair experiment runs them,
+/// and the tokio swap where its consumer's placement
 /// moves it most (on the `block_on` thread, with a core of its own).
-pub const PROFILED: [(Design, Threads, ConsumerOn); 4] = [
+pub const PROFILED: [(Design, Threads, ConsumerOn); 6] = [
     // The published baseline: one write call per message.
     (Design::MpscUnbounded, Threads::PerCore, ConsumerOn::Worker),
+    // The other crates' channels, drained in batches as each allows.
+    (Design::FlumeInbox, Threads::PerCore, ConsumerOn::Worker),
+    (
+        Design::AsyncChannelInbox,
+        Threads::PerCore,
+        ConsumerOn::Worker,
+    ),
     (Design::StdMutexSwap, Threads::PerCore, ConsumerOn::Worker),
     (Design::TokioMutexSwap, Threads::PerCore, ConsumerOn::Worker),
     (

@@ -41,6 +41,17 @@ pub struct Plan {
     /// moving by a tenth between runs; these points cost a fraction of a
     /// second each, so they get several times the passes for seconds.
     pub decisive_extra: usize,
+    /// Worker counts at which the other crates' inboxes
+    /// (`Design::OTHER_CRATES`) are measured, into both sinks: comparisons,
+    /// not claims, so a few counts spread over the sweep, 128 and the
+    /// largest among them.
+    pub crate_workers: Vec<usize>,
+    /// Worker counts also measured into the in-memory sink. No verdict
+    /// reads that sink (the claims are decided over TCP); its figure shows
+    /// the trend and the split table reads the largest count, so a few
+    /// counts are enough. The time this saves pays for the other crates'
+    /// inboxes: neither profile runs longer than before them.
+    pub memory_workers: Vec<usize>,
 }
 
 /// The designs the free-placement control measures: the floor, the
@@ -73,6 +84,12 @@ impl Plan {
             .collect()
     }
 
+    /// Whether the sweep measures this point at all (in any pass).
+    pub fn measures(&self, design: Design, kind: SinkKind, workers: usize) -> bool {
+        (kind == SinkKind::Tcp || self.memory_workers.contains(&workers))
+            && (!Design::OTHER_CRATES.contains(&design) || self.crate_workers.contains(&workers))
+    }
+
     pub fn sampling_for(&self, design: Design, workers: usize) -> Sampling {
         if Plan::is_heavy(design, workers) {
             self.heavy
@@ -89,6 +106,9 @@ impl Plan {
     /// The timings one point gets, in the order its passes are pooled:
     /// (pass, short pass), short pass 0 being the full pass itself.
     pub fn slots(&self, design: Design, kind: SinkKind, workers: usize) -> Vec<(usize, usize)> {
+        if !self.measures(design, kind, workers) {
+            return Vec::new();
+        }
         let shorts = if Plan::is_decisive(design, kind, workers) {
             self.decisive_extra
         } else {
@@ -101,15 +121,16 @@ impl Plan {
     }
 
     /// Timings in the whole run.
-    pub fn timings(&self, kinds: usize) -> usize {
+    pub fn timings(&self) -> usize {
         let per_pass = |pass| {
-            self.workers
+            SinkKind::ALL
                 .iter()
-                .flat_map(|&w| Design::ALL.map(|d| (d, w)))
-                .filter(|&(d, w)| self.measures_in(pass, d, w))
+                .flat_map(|&k| self.workers.iter().map(move |&w| (k, w)))
+                .flat_map(|(k, w)| Design::ALL.map(|d| (d, k, w)))
+                .filter(|&(d, k, w)| self.measures(d, k, w) && self.measures_in(pass, d, w))
                 .count()
         };
-        kinds * (0..self.passes).map(per_pass).sum::<usize>()
+        (0..self.passes).map(per_pass).sum::<usize>()
             + self.passes * self.decisive_extra * self.decisive_points().len()
             + self.free_timings()
     }
@@ -151,6 +172,16 @@ pub fn plan(profile: Profile) -> Plan {
         ),
         free_workers: profile.pick(vec![1, 8], vec![1, 16, 512], vec![1, 16, 512]),
         decisive_extra: profile.pick(1, 2, 3),
+        crate_workers: profile.pick(
+            powers(&[3, 6]),
+            powers(&[0, 4, 7, 11, 13]),
+            powers(&[0, 4, 7, 10, 13]),
+        ),
+        memory_workers: profile.pick(
+            powers(&[0, 6]),
+            powers(&[0, 6, 13]),
+            powers(&[0, 2, 4, 6, 8, 10, 12, 13]),
+        ),
     }
 }
 // ANCHOR_END: plan
@@ -181,17 +212,40 @@ mod tests {
                 }
             }
             // The progress total counts exactly the timings the passes make.
-            let counted: usize = (0..plan.passes)
-                .map(|pass| {
-                    plan.workers
+            let counted: usize = SinkKind::ALL
+                .iter()
+                .flat_map(|&k| plan.workers.iter().map(move |&w| (k, w)))
+                .flat_map(|(k, w)| Design::ALL.map(|d| (d, k, w)))
+                .map(|(d, k, w)| {
+                    plan.slots(d, k, w)
                         .iter()
-                        .flat_map(|&w| Design::ALL.map(|d| (d, w)))
-                        .filter(|&(d, w)| plan.measures_in(pass, d, w))
+                        .filter(|&&(_, short)| short == 0)
                         .count()
                 })
                 .sum();
             let extra = plan.passes * plan.decisive_extra * plan.decisive_points().len();
-            assert_eq!(plan.timings(2), 2 * counted + extra + plan.free_timings());
+            assert_eq!(plan.timings(), counted + extra + plan.free_timings());
+            // Every count is measured over TCP; the memory sink and the
+            // other crates' inboxes at a subset of counts that holds the
+            // largest (the split table reads it).
+            let top = *plan.workers.last().unwrap();
+            for subset in [&plan.memory_workers, &plan.crate_workers] {
+                assert!(subset.iter().all(|w| plan.workers.contains(w)), "{profile}");
+                assert!(subset.contains(&top), "{profile}");
+            }
+            for &w in &plan.workers {
+                for d in Design::ALL {
+                    assert!(
+                        plan.measures(d, SinkKind::Tcp, w) || Design::OTHER_CRATES.contains(&d)
+                    );
+                    assert_eq!(
+                        plan.measures(d, SinkKind::Memory, w),
+                        plan.memory_workers.contains(&w)
+                            && (!Design::OTHER_CRATES.contains(&d)
+                                || plan.crate_workers.contains(&w))
+                    );
+                }
+            }
             // The short passes measure FAN-1's and FAN-2's designs over TCP
             // at every count below the heavy ones, and nothing else.
             assert!(plan.decisive_extra >= 1);

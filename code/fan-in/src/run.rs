@@ -25,6 +25,14 @@ pub struct FanInData {
     pub recv_many_limit: usize,
     pub chunk_bytes: usize,
     pub workers: Vec<usize>,
+    /// Counts at which the other crates' inboxes were measured
+    /// (`Plan::crate_workers`); `None` in runs from before they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crate_workers: Option<Vec<usize>>,
+    /// Counts also measured into the in-memory sink
+    /// (`Plan::memory_workers`); `None` in runs that measured every count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_workers: Option<Vec<usize>>,
     /// Passes over the sweep pooled into each point (see `Plan::passes`).
     pub passes: usize,
     /// Short passes after each pass over the points FAN-1 and FAN-2 are
@@ -45,6 +53,16 @@ pub struct FanInData {
 }
 
 impl FanInData {
+    /// Whether the run's plan measured this point (runs from before the
+    /// other crates measured none of theirs, and every count in memory).
+    pub fn planned(&self, sink: SinkKind, design: Design, workers: usize) -> bool {
+        let within = |counts: &Option<Vec<usize>>, all: bool| {
+            counts.as_ref().map_or(all, |c| c.contains(&workers))
+        };
+        (sink == SinkKind::Tcp || within(&self.memory_workers, true))
+            && (!Design::OTHER_CRATES.contains(&design) || within(&self.crate_workers, false))
+    }
+
     pub fn get(&self, sink: SinkKind, design: Design, workers: usize) -> Option<&Measured> {
         self.points
             .iter()

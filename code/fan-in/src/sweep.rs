@@ -159,9 +159,7 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
         Placement::Free
     };
     let method_plan = crate::method::plan(lab.profile());
-    progress.set_total(
-        (plan.timings(SinkKind::ALL.len()) + crate::method::timings(&method_plan)) as u64,
-    );
+    progress.set_total((plan.timings() + crate::method::timings(&method_plan)) as u64);
     let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
     let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
     // One timing of one point in one pass, announced as a step; `None`
@@ -172,7 +170,7 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
                 pass: usize,
                 short: usize,
                 (design, kind, workers): (Design, SinkKind, usize)| {
-        if !plan.measures_in(pass, design, workers) {
+        if !(plan.measures(design, kind, workers) && plan.measures_in(pass, design, workers)) {
             return Ok(None);
         }
         progress.step(format!(
@@ -271,6 +269,8 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
         recv_many_limit: RECV_MANY_LIMIT,
         chunk_bytes: CHUNK_BYTES,
         workers: plan.workers,
+        crate_workers: Some(plan.crate_workers),
+        memory_workers: Some(plan.memory_workers),
         passes: plan.passes,
         decisive_extra: plan.decisive_extra,
         samples_per_point: plan.sampling.samples,

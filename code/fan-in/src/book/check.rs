@@ -50,11 +50,28 @@ pub fn check(data: &FanInData) -> Result<()> {
             "{what}: measured twice"
         );
     }
+    for subset in [&data.crate_workers, &data.memory_workers]
+        .into_iter()
+        .flatten()
+    {
+        ensure!(
+            subset.iter().all(|w| data.workers.contains(w)),
+            "worker counts {subset:?} are not a subset of the sweep's"
+        );
+    }
     for kind in SinkKind::ALL {
         for design in Design::ALL {
             for &w in &data.workers {
-                if !seen.contains(&(kind, design, w)) {
+                let planned = data.planned(kind, design, w);
+                if planned && !seen.contains(&(kind, design, w)) {
                     bail!("missing {} / {} / {w} workers", kind.label(), design.id());
+                }
+                if !planned && seen.contains(&(kind, design, w)) {
+                    bail!(
+                        "{} / {} / {w} workers: not a point the run's plan measures",
+                        kind.label(),
+                        design.id()
+                    );
                 }
             }
         }

@@ -6,6 +6,7 @@
 //! is `crate::sweep`.
 mod check;
 mod claims;
+mod crates;
 mod estimates;
 mod figures;
 mod ladder;
@@ -145,6 +146,19 @@ pub const EXHIBITS: &[Exhibit<FanInData>] = &[
         kind: ExhibitKind::Figure,
         about: "log-log: workers vs time per burst into the in-memory sink",
         render: figures::memory,
+    },
+    Exhibit {
+        name: "crates-figure",
+        kind: ExhibitKind::Figure,
+        about: "log-log: workers vs time per message over TCP, flume and async-channel \
+                beside recv_many, the swaps and the floor",
+        render: crates::figure,
+    },
+    Exhibit {
+        name: "crates-table",
+        kind: ExhibitKind::Table,
+        about: "flume, async-channel and recv_many per message and against the std swap",
+        render: crates::table,
     },
     Exhibit {
         name: "own-design",

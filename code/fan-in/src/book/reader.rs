@@ -236,6 +236,7 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
             claim: Some("FAN-2".into()),
         });
     }
+    advice.extend(super::crates::picks(d, &machine));
     if let Ok((_, geo)) = fan_3_ratios(d) {
         advice.push(Advice {
             chapter: String::new(),
