@@ -4,7 +4,7 @@
 //! them. Comparisons, not claims: no verdict reads them.
 use anyhow::Result;
 use harness::render::reader::{pick_lowest, Advice, Candidate};
-use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Series, Table, Unit};
+use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Run, Series, Table, Unit};
 
 use super::estimates::tcp_ratio;
 use super::{on_rig, time_per_burst, FanInData};
@@ -29,6 +29,16 @@ const TABLE: [Design; 3] = [
     Design::AsyncChannelInbox,
     Design::MpscRecvMany,
 ];
+
+/// A table column's name for a design.
+fn short(design: Design) -> &'static str {
+    match design {
+        Design::FlumeInbox => "flume",
+        Design::AsyncChannelInbox => "async-channel",
+        Design::MpscRecvMany => "mpsc recv_many",
+        other => other.label(),
+    }
+}
 
 /// The counts the other crates were measured at (none in runs from before).
 fn counts(d: &FanInData) -> Vec<usize> {
@@ -96,39 +106,53 @@ pub(super) fn figure(book: &Book<FanInData>) -> Result<Vec<Block>> {
 }
 
 pub(super) fn table(book: &Book<FanInData>) -> Result<Vec<Block>> {
-    book.table_per_run(|run| {
-        let d = &run.data;
-        let mut header = vec!["Workers".to_string()];
+    let mut blocks = Vec::new();
+    for run in &book.runs {
+        if counts(&run.data).is_empty() {
+            blocks.push(Block::not_in_run(
+                "fan-in",
+                run.machine(),
+                "the flume and async-channel inboxes",
+            ));
+        } else {
+            blocks.push(Block::Table(table_of(run)?));
+        }
+    }
+    Ok(blocks)
+}
+
+fn table_of(run: &Run<FanInData>) -> Result<Table> {
+    let d = &run.data;
+    let mut header = vec!["Workers".to_string()];
+    for design in TABLE {
+        header.push(format!("{} per message", short(design)));
+        header.push(format!("{} ÷ std swap", short(design)));
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(
+        format!(
+            "The other crates' inboxes and tokio's recv_many against the std Mutex swap, \
+             into the loopback TCP sink, {} messages per worker, on {}: time per message \
+             (median with its 95 % interval) and the burst's time ÷ the std swap's (below \
+             1× the channel is faster).",
+            d.per_worker,
+            on_rig(run)
+        ),
+        &header,
+    );
+    for w in counts(d) {
+        let mut row = vec![Cell::count(w as u64)];
         for design in TABLE {
-            header.push(format!("{} per message", design.label()));
-            header.push(format!("{} ÷ std swap", design.label()));
+            let Some(e) = per_message(d, design, w) else {
+                row.extend([Cell::from("—"), Cell::from("—")]);
+                continue;
+            };
+            row.push(Cell::time(&e));
+            row.push(Cell::times(&tcp_ratio(d, design, Design::StdMutexSwap, w)?));
         }
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut t = Table::new(
-            format!(
-                "The other crates' inboxes and tokio's recv_many against the std Mutex swap, \
-                 into the loopback TCP sink, {} messages per worker, on {}: time per message \
-                 (median with its 95 % interval) and the burst's time ÷ the std swap's (below \
-                 1× the channel is faster).",
-                d.per_worker,
-                on_rig(run)
-            ),
-            &header,
-        );
-        for w in counts(d) {
-            let mut row = vec![Cell::count(w as u64)];
-            for design in TABLE {
-                let Some(e) = per_message(d, design, w) else {
-                    row.extend([Cell::from("—"), Cell::from("—")]);
-                    continue;
-                };
-                row.push(Cell::time(&e));
-                row.push(Cell::times(&tcp_ratio(d, design, Design::StdMutexSwap, w)?));
-            }
-            t.push(row);
-        }
-        Ok(t)
-    })
+        t.push(row);
+    }
+    Ok(t)
 }
 
 /// The counts the picks are made at: 128 workers when the run measured the

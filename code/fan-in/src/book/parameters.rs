@@ -75,6 +75,18 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
     for (k, v) in rows {
         t.push(vec![k.to_string(), v]);
     }
+    if let Some(ws) = &d.crate_workers {
+        t.push(vec![
+            "Worker counts of the flume and async-channel inboxes in this run".to_string(),
+            list(ws),
+        ]);
+    }
+    if let Some(ws) = &d.memory_workers {
+        t.push(vec![
+            "Worker counts also measured into the in-memory sink in this run".to_string(),
+            list(ws),
+        ]);
+    }
     t.push(vec![
         "Worker counts of the ladder and the variations in this run".to_string(),
         list(&d.method.workers),
@@ -96,6 +108,14 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
                 plan.heavy.measurement.as_millis(),
                 HEAVY_FROM,
                 plan.decisive_extra
+            ),
+        ]);
+        t.push(vec![
+            format!("Other crates' inboxes and the in-memory sink, {p} profile"),
+            format!(
+                "flume and async-channel at {} workers; the in-memory sink at {} workers",
+                list(&plan.crate_workers),
+                list(&plan.memory_workers)
             ),
         ]);
         let method = crate::method::plan(p);
