@@ -287,6 +287,11 @@ mod tests {
                 "{profile}: method {method:?} not in sweep {sweep:?}"
             );
         }
+        // Quick and full measure the other crates at 128 workers, where
+        // What to use picks an inbox (and at the largest count, checked above).
+        for profile in [Profile::Quick, Profile::Full] {
+            assert!(plan(profile).crate_workers.contains(&128), "{profile}");
+        }
         // Quick and full reach the heavy points; smoke does not.
         assert!(plan(Profile::Quick)
             .workers
