@@ -24,6 +24,10 @@ pub struct FanInData {
     pub bounded_capacity: usize,
     pub recv_many_limit: usize,
     pub chunk_bytes: usize,
+    /// Bytes design 6's consumer gathers before it writes (`WRITE_BYTES`);
+    /// zero in results measured before it had such a limit.
+    #[serde(default)]
+    pub write_bytes: usize,
     pub workers: Vec<usize>,
     /// Passes over the sweep pooled into each point (see `Plan::passes`).
     pub passes: usize,

@@ -369,6 +369,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         bounded_capacity: 1024,
         recv_many_limit: 1024,
         chunk_bytes: 64,
+        write_bytes: 65536,
         workers,
         passes: 1,
         decisive_extra: 0,
