@@ -64,16 +64,6 @@ impl Target {
         })
     }
 
-    /// The line as the page states it.
-    pub fn statement(&self) -> String {
-        format!(
-            "{} {} at every count from {} workers up",
-            if self.at_least { "at least" } else { "at most" },
-            Unit::Ratio.show(self.line),
-            self.from
-        )
-    }
-
     /// The counts measured, each with its ratio, from `from` up.
     pub fn rows(&self, d: &FanInData) -> Vec<(usize, Estimate)> {
         d.workers
