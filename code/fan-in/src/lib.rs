@@ -42,6 +42,9 @@ pub const BOUNDED_CAPACITY: usize = 1024;
 pub const RECV_MANY_LIMIT: usize = 1024;
 /// Bytes a producer batches before it sends a chunk (design 6).
 pub const CHUNK_BYTES: usize = 16;
+/// Bytes design 6's consumer lets gather while producers are still adding
+/// before it writes them (it writes sooner when they pause or finish).
+pub const WRITE_BYTES: usize = 64 * 1024;
 // ANCHOR_END: parameters
 
 /// The inbox designs, in the order the page presents them.

@@ -300,6 +300,11 @@ pub const PROFILED: [(Design, Threads, ConsumerOn); 6] = [
     ),
 ];
 
+/// The book's design and the floor, profiled the same way at the same
+/// count, so the design's section can show where its time goes beyond the
+/// floor's (`MethodData::design_profiles`).
+pub const DESIGN_PROFILED: [Design; 2] = [Design::WorkerChunks, Design::Floor];
+
 /// Where one swap's CPU time went: bursts back to back, every thread
 /// sampled (`harness::stacks`), outside any timing.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -321,6 +326,9 @@ pub struct MethodData {
     pub varied: Vec<Varied>,
     pub counted: Vec<CountedRun>,
     pub profiles: Vec<SwapProfile>,
+    /// `DESIGN_PROFILED`, in its order; empty in runs made before them.
+    #[serde(default)]
+    pub design_profiles: Vec<SwapProfile>,
 }
 
 /// The ladder's points, in the order they are measured: every design at
@@ -354,6 +362,7 @@ pub fn timings(plan: &MethodPlan) -> usize {
     ladder_points(plan).len()
         + 2 * COUNTED.len()
         + PROFILED.len()
+        + DESIGN_PROFILED.len()
         + Variation::ALL
             .iter()
             .map(|v| v.points(&plan.workers).len())
@@ -453,7 +462,9 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
         rig.finish()?;
     }
     let largest = *plan.workers.last().expect("counts");
-    for (design, threads, consumer) in PROFILED {
+    let design_profiled = DESIGN_PROFILED.map(|d| (d, Threads::PerCore, ConsumerOn::Worker));
+    for (i, (design, threads, consumer)) in PROFILED.into_iter().chain(design_profiled).enumerate()
+    {
         let mut rig = Rig::with(placement, threads)?;
         let name = format!(
             "{}, {}, {}",
@@ -480,14 +491,19 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
             Ok(bursts)
         })?;
         rig.finish()?;
-        data.profiles.push(SwapProfile {
+        let profile = SwapProfile {
             design,
             threads,
             consumer,
             workers: largest,
             bursts,
             stacks,
-        });
+        };
+        if i < PROFILED.len() {
+            data.profiles.push(profile);
+        } else {
+            data.design_profiles.push(profile);
+        }
     }
     Ok(data)
 }

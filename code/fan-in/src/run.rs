@@ -24,6 +24,10 @@ pub struct FanInData {
     pub bounded_capacity: usize,
     pub recv_many_limit: usize,
     pub chunk_bytes: usize,
+    /// Bytes design 6's consumer gathers before it writes (`WRITE_BYTES`);
+    /// zero in results measured before it had such a limit.
+    #[serde(default)]
+    pub write_bytes: usize,
     pub workers: Vec<usize>,
     /// Counts at which the other crates' inboxes were measured
     /// (`Plan::crate_workers`); `None` in runs from before they were.

@@ -13,7 +13,7 @@ use crate::placement::{Pins, Placement};
 use crate::plan::{plan, FREE_DESIGNS};
 use crate::run::FanInData;
 use crate::sink::SinkKind;
-use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT};
+use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT, WRITE_BYTES};
 
 /// One timed point of the sweep, as stored in the results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -268,6 +268,7 @@ pub fn run(lab: &Lab) -> Result<FanInData> {
         bounded_capacity: BOUNDED_CAPACITY,
         recv_many_limit: RECV_MANY_LIMIT,
         chunk_bytes: CHUNK_BYTES,
+        write_bytes: WRITE_BYTES,
         workers: plan.workers,
         crate_workers: Some(plan.crate_workers),
         memory_workers: Some(plan.memory_workers),

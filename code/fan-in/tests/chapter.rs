@@ -374,6 +374,7 @@ fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
         chunk_bytes: 64,
         crate_workers: Some(workers.clone()),
         memory_workers: Some(workers.clone()),
+        write_bytes: 65536,
         workers,
         passes: 1,
         decisive_extra: 0,

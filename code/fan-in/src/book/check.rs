@@ -171,7 +171,16 @@ fn check_method(data: &FanInData) -> Result<()> {
             "{what}: fewer validated bursts than samples"
         );
     }
-    for p in &m.profiles {
+    ensure!(
+        m.design_profiles.is_empty()
+            || m.design_profiles
+                .iter()
+                .map(|p| p.design)
+                .eq(crate::method::DESIGN_PROFILED),
+        "the design's profiles are not those of {:?}",
+        crate::method::DESIGN_PROFILED
+    );
+    for p in m.profiles.iter().chain(&m.design_profiles) {
         p.stacks.check()?;
         ensure!(
             p.bursts >= 1 && m.workers.last() == Some(&p.workers),

@@ -163,8 +163,14 @@ pub const EXHIBITS: &[Exhibit<FanInData>] = &[
     Exhibit {
         name: "own-design",
         kind: ExhibitKind::Table,
-        about: "the book's design against the std swap and the floor",
+        about: "the book's design against the std swap and the floor, and its targets met or not",
         render: own_design::own_design,
+    },
+    Exhibit {
+        name: "own-design-profile",
+        kind: ExhibitKind::Figure,
+        about: "flame graphs of the book's design and the floor, samples per burst by frame group",
+        render: own_design::own_profile,
     },
     Exhibit {
         name: "placement-table",

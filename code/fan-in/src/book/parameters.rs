@@ -57,6 +57,10 @@ pub(super) fn parameters(book: &Book<FanInData>) -> Result<Vec<Block>> {
             "Chunk a worker batches before sending (design 6)",
             format!("{} bytes", d.chunk_bytes),
         ),
+        (
+            "Bytes design 6 gathers before a write while producers still add",
+            format!("{} bytes", d.write_bytes),
+        ),
         ("Thread placement", d.placement.describe().to_string()),
         ("Worker counts in this run", list(&d.workers)),
         (
