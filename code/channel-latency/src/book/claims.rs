@@ -253,7 +253,11 @@ fn sweep_verdict(
     sizes: &[usize],
     rule: fn(&[(usize, Estimate)]) -> Decided,
 ) -> Result<Verdict> {
-    Ok(verdict_of(id, run, sweep_map(run, sizes, rule)?))
+    let mut rows = sweep_map(run, sizes, rule)?;
+    if id == "LAT-2" {
+        rows.push(super::burst_shapes::lat2_row(&run.data, rule)?);
+    }
+    Ok(verdict_of(id, run, rows))
 }
 
 // ------------------------------------------------------------ the verdicts
