@@ -508,7 +508,11 @@ pub const COUNTED: [Counted; 4] = [
     },
 ];
 
-/// `cases` followed by the shapes' cases: the chapter's `COUNTED`.
+/// Every case the chapter counts: experiment A's, then the shapes'.
+pub const CHAPTER_COUNTED: [Counted; crate::counted::COUNTED.len() + COUNTED.len()] =
+    with_shapes(crate::counted::COUNTED);
+
+/// `cases` followed by the shapes' cases.
 pub const fn with_shapes<const N: usize>(cases: &[Counted]) -> [Counted; N] {
     assert!(N == cases.len() + COUNTED.len());
     let mut out = [COUNTED[0]; N];

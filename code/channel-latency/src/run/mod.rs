@@ -109,11 +109,6 @@ pub struct BurstProfile {
     pub stacks: harness::stacks::Stacks,
 }
 
-/// Experiment A's counted cases, then the burst shapes'.
-const ALL_COUNTED: [harness::Counted;
-    crate::counted::COUNTED.len() + crate::burst_shapes::COUNTED.len()] =
-    crate::burst_shapes::with_shapes(crate::counted::COUNTED);
-
 /// Experiment B's channels, in table order.
 pub const BP_CHANNELS: [&str; 2] = ["tokio", "kanal-async"];
 
@@ -165,7 +160,7 @@ impl Chapter for ChannelLatency {
     ];
     const CLAIMS: &'static [Claim] = book::CLAIMS;
     const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-    const COUNTED: &'static [harness::Counted] = &ALL_COUNTED;
+    const COUNTED: &'static [harness::Counted] = &crate::burst_shapes::CHAPTER_COUNTED;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)
