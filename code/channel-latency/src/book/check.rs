@@ -21,6 +21,7 @@ pub fn check(data: &Data) -> Result<()> {
     check_methods(data)?;
     check_ladder(data)?;
     check_instructions(data)?;
+    crate::burst_shapes::check(data.shapes.as_ref())?;
     check_profiles(data)
 }
 

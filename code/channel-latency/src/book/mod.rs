@@ -4,6 +4,7 @@
 //! results and nothing here measures: it is left out of the results'
 //! fingerprint, so a change to a caption or a rule makes no result stale.
 //! What a run stores, and the run itself, are `crate::run`.
+mod burst_shapes;
 mod burst_times;
 mod check;
 mod claims;
@@ -122,6 +123,12 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         kind: ExhibitKind::Table,
         about: "page faults per burst, every way of measuring experiment A",
         render: other_ways::faults,
+    },
+    Exhibit {
+        name: "burst-shapes",
+        kind: ExhibitKind::Table,
+        about: "the 8 B burst in a minimal reconstruction's shape beside the book's: times and instructions",
+        render: burst_shapes::table,
     },
     Exhibit {
         name: "stack-offsets",

@@ -32,12 +32,16 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
         PAYLOAD_SIZES.len() * (repeats * PER_SIZE + windows + other_windows * METHODS.len());
     let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len() * (1 + ladder_steps());
     let cases = counted::cases_for(profile);
-    lab.progress()
-        .set_total((sweep_steps + bp_steps + cases.len() + crate::profiles::PROFILED.len()) as u64);
+    let shape_steps = crate::burst_shapes::steps(profile);
+    lab.progress().set_total(
+        (sweep_steps + bp_steps + cases.len() + crate::profiles::PROFILED.len() + shape_steps)
+            as u64,
+    );
 
     let (points, memcpy) = sweep(lab, &rt, sampling, repeats)?;
     let head_to_head = head_to_head(lab, &rt, windows)?;
     drop(rt);
+    let shapes = crate::burst_shapes::measure(lab)?;
     let methods = other_ways(lab)?;
     let runs = backpressure(lab, per_point)?;
     let ladder = ladder(lab)?;
@@ -110,6 +114,7 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
             worker_threads: backpressure::worker_threads(),
         }),
         profiles,
+        shapes: Some(shapes),
     })
 }
 

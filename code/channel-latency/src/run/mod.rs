@@ -94,6 +94,9 @@ pub struct Data {
     /// Sampled CPU profiles of tokio's and crossbeam's bursts
     /// (`profiles::PROFILED`), outside any timing.
     pub profiles: Vec<BurstProfile>,
+    /// The 8 B burst in a minimal reconstruction's shape beside the book's
+    /// (`burst_shapes`); `None` in a run from before them.
+    pub shapes: Option<crate::burst_shapes::Shapes>,
 }
 
 /// One sampled profile of bursts run back to back.
@@ -157,7 +160,7 @@ impl Chapter for ChannelLatency {
     ];
     const CLAIMS: &'static [Claim] = book::CLAIMS;
     const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
+    const COUNTED: &'static [harness::Counted] = &crate::burst_shapes::CHAPTER_COUNTED;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)
