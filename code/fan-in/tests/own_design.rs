@@ -116,6 +116,8 @@ fn synthetic(time: impl Fn(Design, usize) -> f64) -> fan_in::run::FanInData {
         recv_many_limit: 1024,
         chunk_bytes: CHUNK_BYTES,
         write_bytes: WRITE_BYTES,
+        crate_workers: Some(workers.clone()),
+        memory_workers: Some(workers.clone()),
         workers,
         passes: 1,
         decisive_extra: 0,
