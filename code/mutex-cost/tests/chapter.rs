@@ -149,6 +149,64 @@ fn a_file_with_an_impossible_timing_is_refused_on_load() {
     );
 }
 
+/// The compared locks are in a run everywhere the plan puts them, or (a file
+/// measured before they were added) nowhere; one missing is refused.
+#[test]
+fn a_run_missing_one_compared_lock_is_refused() {
+    use mutex_cost::heartbeat::Load;
+    let data = &smoke_file().data;
+    let plan = mutex_cost::Plan::for_profile(Profile::Smoke);
+    for &n in &plan.compared_sizes {
+        for &w in &plan.worker_counts {
+            for v in Variant::COMPARED {
+                let found = data
+                    .contended
+                    .iter()
+                    .filter(|r| (r.variant, r.futures, r.runtime.workers) == (v, n, w))
+                    .count();
+                assert_eq!(found, 1, "{v:?} at {n} futures on {w} workers");
+            }
+        }
+    }
+    let check = |f: &dyn Fn(&mut Data)| {
+        let mut d = data.clone();
+        f(&mut d);
+        MutexCost::check(&d).map_err(|e| format!("{e:#}"))
+    };
+    check(&|_| {}).unwrap();
+    let err = check(&|d| d.contended.retain(|r| r.variant != Variant::AsyncLock)).unwrap_err();
+    assert!(err.contains("AsyncLock"), "{err}");
+    let err = check(&|d| d.per_op.retain(|p| p.lock != "futures_mutex")).unwrap_err();
+    assert!(err.contains("futures_mutex"), "{err}");
+    let err = check(&|d| {
+        d.heartbeat
+            .retain(|h| h.load != Load::ParkingLotSlowSection)
+    })
+    .unwrap_err();
+    assert!(err.contains("ParkingLotSlowSection"), "{err}");
+    let err = check(&|d| {
+        let r = d
+            .contended
+            .iter_mut()
+            .find(|r| r.variant == Variant::FuturesMutex)
+            .unwrap();
+        r.rounds_validated = 0;
+    })
+    .unwrap_err();
+    assert!(
+        err.contains("futures_mutex") && err.contains("no validated round"),
+        "{err}"
+    );
+    // A file from before the compared locks: none of them anywhere.
+    check(&|d| {
+        d.contended.retain(|r| Variant::ALL.contains(&r.variant));
+        d.per_op
+            .retain(|p| !Variant::COMPARED.iter().any(|v| v.name() == p.lock));
+        d.heartbeat.retain(|h| !h.load.compared());
+    })
+    .unwrap();
+}
+
 /// mdBook includes nothing, silently, for a missing anchor: fail here instead.
 #[test]
 fn every_timing_of_a_run_is_checked_for_how_far_apart_the_cores_were() {
@@ -316,8 +374,11 @@ fn round_timings_pool_interleaved_repeats_each_on_its_own_runtime() {
     let mut late = 0;
     for t in data.join_all.iter().chain(&data.contended) {
         let what = format!("{:?} {} futures {:?}", t.variant, t.futures, t.runtime);
-        // MUT-2's points, and only those, have their late repeats pooled in.
-        let decisive = t.tasks > 1 && plan.is_decisive(t.futures, t.runtime.workers);
+        // MUT-2's points, and only those, have their late repeats pooled in
+        // (for the variants MUT-2 compares).
+        let decisive = t.tasks > 1
+            && plan.is_decisive(t.futures, t.runtime.workers)
+            && Variant::ALL.contains(&t.variant);
         let repeats = plan.repeats + if decisive { plan.decisive_extra } else { 0 };
         late += usize::from(decisive);
         assert_eq!(
@@ -376,9 +437,13 @@ fn the_late_repeats_go_to_the_point_mut_2_is_judged_on() {
         .contended
         .iter()
         .filter(|r| r.timing.repeats.len() > plan.repeats)
-        .map(|r| (r.futures, r.runtime.workers))
+        .map(|r| (r.variant, r.futures, r.runtime.workers))
         .collect();
-    assert_eq!(judged.len(), Variant::ALL.len());
+    assert_eq!(
+        judged.iter().map(|j| j.0).collect::<Vec<_>>(),
+        Variant::ALL.to_vec()
+    );
+    let judged: Vec<_> = judged.into_iter().map(|(_, f, w)| (f, w)).collect();
     assert!(judged
         .iter()
         .all(|&p| p == (ACTOR_CLAIM_FUTURES, plan.decisive_workers().unwrap())));
@@ -388,7 +453,7 @@ fn the_late_repeats_go_to_the_point_mut_2_is_judged_on() {
 fn interleaving_alternates_variants_and_pools_each() {
     use mutex_cost::experiments::{interleaved, RoundTiming, RuntimeUsed};
     let mut order = Vec::new();
-    let pooled = interleaved(3, |repeat, variant| {
+    let pooled = interleaved(3, &Variant::ALL, |repeat, variant| {
         order.push((repeat, variant));
         let ns = 100.0 * (1 + repeat) as f64;
         Ok(RoundTiming {
@@ -427,7 +492,7 @@ fn interleaving_alternates_variants_and_pools_each() {
     }
     // Repeats of different measurements are refused.
     let mut flip = false;
-    let err = interleaved(2, |_, variant| {
+    let err = interleaved(2, &Variant::ALL, |_, variant| {
         flip = !flip;
         let mut t = pooled[0].clone();
         t.variant = variant;
