@@ -37,9 +37,8 @@ pub fn data(data: &Data) -> Result<()> {
     if compared {
         compared_rounds(&data.contended)?;
     }
-    let new_lock = |lock: &str| Variant::COMPARED.iter().any(|v| v.name() == lock);
     for (lock, flavor) in PER_OP_LOCKS {
-        if new_lock(lock) && !compared {
+        if compared_per_op(lock) && !compared {
             continue;
         }
         let row = per_op_of(data, lock, flavor)?;
@@ -89,12 +88,19 @@ pub fn data(data: &Data) -> Result<()> {
 /// Whether the run measured the compared locks: any of them anywhere. A
 /// run that did must have them everywhere the plan puts them.
 fn compared_in(data: &Data) -> bool {
-    let named = |lock: &str| Variant::COMPARED.iter().any(|v| v.name() == lock);
     data.contended
         .iter()
         .any(|r| Variant::COMPARED.contains(&r.variant))
-        || data.per_op.iter().any(|p| named(&p.lock))
+        || data.per_op.iter().any(|p| compared_per_op(&p.lock))
         || data.heartbeat.iter().any(|h| h.load.compared())
+}
+
+/// An uncontended lock that came with the compared ones (parking_lot's was
+/// in the uncontended experiment before them).
+pub(super) fn compared_per_op(lock: &str) -> bool {
+    [Variant::AsyncLock, Variant::FuturesMutex]
+        .iter()
+        .any(|v| v.name() == lock)
 }
 
 /// The compared locks in the contended shape: at one size at least, on
