@@ -209,6 +209,16 @@ fn uncontended_loops_do_every_operation() {
         let rt = runtime(workers);
         rt.block_on(uncontended::tokio_mutex_ops(t.clone(), 1_000));
         assert_eq!(*rt.block_on(t.lock()), 1_000, "workers {workers:?}");
+        let a = Arc::new(async_lock::Mutex::new(0));
+        rt.block_on(uncontended::async_lock_ops(a.clone(), 1_000));
+        assert_eq!(*a.lock_blocking(), 1_000, "async-lock, workers {workers:?}");
+        let f = Arc::new(futures::lock::Mutex::new(0));
+        rt.block_on(uncontended::futures_mutex_ops(f.clone(), 1_000));
+        assert_eq!(
+            *rt.block_on(f.lock()),
+            1_000,
+            "futures, workers {workers:?}"
+        );
     }
 }
 
