@@ -65,28 +65,27 @@ fn a_run_missing_one_compared_lock_is_refused() {
     .unwrap();
 }
 
+/// What the summary list tells a reader to reach for in the situation
+/// starting `situation`, if it has a pick for it.
+fn picked(data: &Data, situation: &str) -> Option<String> {
+    let book = fixtures::book::<MutexCost>(data.clone());
+    fixtures::render::<MutexCost>("summary-list", &book)
+        .into_iter()
+        .flat_map(|b| match b {
+            Block::Advice(a) => a,
+            _ => Vec::new(),
+        })
+        .find(|a| a.situation.starts_with(situation))
+        .map(|a| a.reach_for)
+}
+
 /// The "What to use" picks follow the results: swapping two locks' numbers
 /// in the smoke run swaps which lock the summary list names.
 #[test]
 fn the_lock_picks_follow_the_numbers() {
-    use harness::render::reader::Advice;
-    fn advice(data: &Data) -> Vec<Advice> {
-        let book = fixtures::book::<MutexCost>(data.clone());
-        fixtures::render::<MutexCost>("summary-list", &book)
-            .into_iter()
-            .flat_map(|b| match b {
-                Block::Advice(a) => a,
-                _ => Vec::new(),
-            })
-            .collect()
-    }
-    fn pick(data: &Data, situation: &str) -> String {
-        advice(data)
-            .into_iter()
-            .find(|a| a.situation.starts_with(situation))
-            .unwrap_or_else(|| panic!("no pick for {situation:?}"))
-            .reach_for
-    }
+    let pick = |data: &Data, situation: &str| {
+        picked(data, situation).unwrap_or_else(|| panic!("no pick for {situation:?}"))
+    };
     let named = |v: Variant| format!("`{}`", v.label());
     let original = smoke_file().data.clone();
     let workers = original.cores.min(2);
@@ -159,17 +158,6 @@ fn the_lock_picks_follow_the_numbers() {
 fn the_heartbeat_pick_needs_a_clear_margin() {
     use mutex_cost::heartbeat::Load;
     let situation = "Hold a lock through slow synchronous work";
-    let picked = |data: &Data| {
-        let book = fixtures::book::<MutexCost>(data.clone());
-        fixtures::render::<MutexCost>("summary-list", &book)
-            .into_iter()
-            .flat_map(|b| match b {
-                Block::Advice(a) => a,
-                _ => Vec::new(),
-            })
-            .find(|a| a.situation.starts_with(situation))
-            .map(|a| a.reach_for)
-    };
     let with_p99 = |f: &dyn Fn(Load) -> u64| {
         let mut d = smoke_file().data.clone();
         for h in &mut d.heartbeat {
@@ -184,7 +172,10 @@ fn the_heartbeat_pick_needs_a_clear_margin() {
             900_000
         }
     });
-    assert_eq!(picked(&clear).as_deref(), Some("`async-lock Mutex`"));
+    assert_eq!(
+        picked(&clear, situation).as_deref(),
+        Some("`async-lock Mutex`")
+    );
     let close = with_p99(&|l| {
         if l == Load::AsyncLockSlowSection {
             500_000
@@ -192,5 +183,5 @@ fn the_heartbeat_pick_needs_a_clear_margin() {
             900_000
         }
     });
-    assert_eq!(picked(&close), None);
+    assert_eq!(picked(&close, situation), None);
 }
