@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use mutex_cost::workload::{expected_value, join_all_round, spawned_round};
 use mutex_cost::{
-    uncontended, worker_counts, ActorCounter, Counter, StdMutexCounter, TokioMutexCounter,
-    CONTENDING_TASKS, PUBLISHED_FUTURES,
+    uncontended, worker_counts, ActorCounter, AsyncLockCounter, Counter, FuturesMutexCounter,
+    ParkingLotCounter, StdMutexCounter, TokioMutexCounter, CONTENDING_TASKS, PUBLISHED_FUTURES,
 };
 
 fn runtime(workers: usize) -> tokio::runtime::Runtime {
@@ -62,6 +62,9 @@ fn shapes(c: &mut Criterion) {
     contended::<StdMutexCounter>(c, "std_mutex");
     contended::<TokioMutexCounter>(c, "tokio_mutex");
     contended::<ActorCounter>(c, "actor");
+    contended::<ParkingLotCounter>(c, "parking_lot_mutex");
+    contended::<AsyncLockCounter>(c, "async_lock_mutex");
+    contended::<FuturesMutexCounter>(c, "futures_mutex");
 }
 
 fn per_op(c: &mut Criterion) {
@@ -88,6 +91,14 @@ fn per_op(c: &mut Criterion) {
             b.iter_custom(|ops| rt.block_on(uncontended::tokio_mutex_ops(t.clone(), ops)))
         });
     }
+    let a = Arc::new(async_lock::Mutex::new(0u64));
+    group.bench_function("async_lock_mutex_multi_thread", |b| {
+        b.iter_custom(|ops| multi.block_on(uncontended::async_lock_ops(a.clone(), ops)))
+    });
+    let f = Arc::new(futures::lock::Mutex::new(0u64));
+    group.bench_function("futures_mutex_multi_thread", |b| {
+        b.iter_custom(|ops| multi.block_on(uncontended::futures_mutex_ops(f.clone(), ops)))
+    });
 }
 
 criterion_group!(benches, shapes, per_op);

@@ -16,7 +16,7 @@ use crate::uncontended;
 use crate::workload::{
     expected_value, join_all_round, join_all_round_in_task, spawned_round, task_per_future_round,
 };
-use crate::{ActorCounter, Counter, StdMutexCounter, TokioMutexCounter, Variant};
+use crate::{Counter, Variant};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuntimeUsed {
@@ -99,27 +99,29 @@ impl RoundTiming {
     }
 }
 
-/// Measures every variant `repeats` times in turn (std, tokio, actor, std,
-/// …), each call building its own runtime, and pools each variant's repeats.
-/// A ratio then compares variants that met the same mix of the machine's
-/// fast and slow spells, and a spell that caught one repeat widens the
-/// interval instead of moving the figure unseen.
+/// Measures every one of `variants` `repeats` times in turn (std, tokio,
+/// actor, std, …), each call building its own runtime, and pools each
+/// variant's repeats. A ratio then compares variants that met the same mix
+/// of the machine's fast and slow spells, and a spell that caught one repeat
+/// widens the interval instead of moving the figure unseen.
 pub fn interleaved(
     repeats: usize,
+    variants: &[Variant],
     one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
 ) -> Result<Vec<RoundTiming>> {
-    pool_each(interleaved_parts(repeats, one)?)
+    pool_each(interleaved_parts(repeats, variants, one)?)
 }
 
 /// `interleaved` without the pooling: each variant's repeats, in the order
-/// of `Variant::ALL`, for a caller that adds more repeats later.
+/// of `variants`, for a caller that adds more repeats later.
 pub fn interleaved_parts(
     repeats: usize,
+    variants: &[Variant],
     mut one: impl FnMut(usize, Variant) -> Result<RoundTiming>,
 ) -> Result<Vec<Vec<RoundTiming>>> {
-    let mut by_variant: Vec<Vec<RoundTiming>> = Variant::ALL.iter().map(|_| Vec::new()).collect();
+    let mut by_variant: Vec<Vec<RoundTiming>> = variants.iter().map(|_| Vec::new()).collect();
     for repeat in 0..repeats {
-        for (parts, variant) in by_variant.iter_mut().zip(Variant::ALL) {
+        for (parts, &variant) in by_variant.iter_mut().zip(variants) {
             parts.push(one(repeat, variant)?);
         }
     }
@@ -134,9 +136,10 @@ pub fn pool_each(by_variant: Vec<Vec<RoundTiming>>) -> Result<Vec<RoundTiming>> 
 /// Uncontended lock + increment + unlock. One criterion iteration is one of them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PerOpTiming {
-    /// `std_mutex`, `parking_lot_mutex` or `tokio_mutex`.
+    /// `std_mutex`, `parking_lot_mutex`, `tokio_mutex`, `async_lock_mutex`
+    /// or `futures_mutex` (`Variant::name`).
     pub lock: String,
-    /// The runtime the tokio lock ran on; `None` for the blocking locks.
+    /// The runtime an async lock ran on; `None` for the blocking locks.
     pub runtime: Option<RuntimeUsed>,
     /// Nanoseconds per lock + unlock.
     pub timing: Timing,
@@ -208,7 +211,9 @@ impl Tally {
     }
 }
 
-fn time_join_all<C: Counter>(
+/// The published shape timed with the counter type `C` (what
+/// `join_all_timing` picks for a variant).
+pub fn time_join_all<C: Counter>(
     lab: &Lab,
     sampling: Sampling,
     variant: Variant,
@@ -263,7 +268,8 @@ impl Placement {
     }
 }
 
-fn time_placed<C: Counter>(
+/// The published round placed on worker threads, timed with the counter type `C`.
+pub fn time_placed<C: Counter>(
     lab: &Lab,
     sampling: Sampling,
     variant: Variant,
@@ -315,18 +321,13 @@ pub fn placed_timing(
     futures: usize,
     placement: Placement,
 ) -> Result<RoundTiming> {
-    match variant {
-        Variant::StdMutex => {
-            time_placed::<StdMutexCounter>(lab, sampling, variant, futures, placement)
-        }
-        Variant::TokioMutex => {
-            time_placed::<TokioMutexCounter>(lab, sampling, variant, futures, placement)
-        }
-        Variant::Actor => time_placed::<ActorCounter>(lab, sampling, variant, futures, placement),
-    }
+    with_counter!(variant, C => time_placed::<C>(lab, sampling, variant, futures, placement))
 }
 
-fn time_spawned<C: Counter>(
+/// The contended shape timed with the counter type `C` (what
+/// `spawned_timing` picks for a variant); its rounds' final values are
+/// checked, so a counter that loses an update fails the timing.
+pub fn time_spawned<C: Counter>(
     lab: &Lab,
     sampling: Sampling,
     variant: Variant,
@@ -379,11 +380,7 @@ pub fn join_all_timing(
     variant: Variant,
     futures: usize,
 ) -> Result<RoundTiming> {
-    match variant {
-        Variant::StdMutex => time_join_all::<StdMutexCounter>(lab, sampling, variant, futures),
-        Variant::TokioMutex => time_join_all::<TokioMutexCounter>(lab, sampling, variant, futures),
-        Variant::Actor => time_join_all::<ActorCounter>(lab, sampling, variant, futures),
-    }
+    with_counter!(variant, C => time_join_all::<C>(lab, sampling, variant, futures))
 }
 
 /// The contended shape (spawned tasks on `workers` worker threads) for one variant.
@@ -394,23 +391,19 @@ pub fn spawned_timing(
     futures: usize,
     workers: usize,
 ) -> Result<RoundTiming> {
-    match variant {
-        Variant::StdMutex => {
-            time_spawned::<StdMutexCounter>(lab, sampling, variant, futures, workers)
-        }
-        Variant::TokioMutex => {
-            time_spawned::<TokioMutexCounter>(lab, sampling, variant, futures, workers)
-        }
-        Variant::Actor => time_spawned::<ActorCounter>(lab, sampling, variant, futures, workers),
-    }
+    with_counter!(variant, C => time_spawned::<C>(lab, sampling, variant, futures, workers))
 }
 
-/// The uncontended locks, in the order the page lists them.
-pub const PER_OP_LOCKS: [(&str, Option<&str>); 4] = [
+/// The uncontended locks, in the order the page lists them. The async locks
+/// other than tokio's ask no runtime for anything, so one runtime (a worker
+/// of the multi-thread one, where tokio's lock meets its co-op budget) shows them.
+pub const PER_OP_LOCKS: [(&str, Option<&str>); 6] = [
     ("std_mutex", None),
     ("parking_lot_mutex", None),
     ("tokio_mutex", Some("current_thread")),
     ("tokio_mutex", Some("multi_thread")),
+    ("async_lock_mutex", Some("multi_thread")),
+    ("futures_mutex", Some("multi_thread")),
 ];
 
 /// Nanoseconds per uncontended lock + unlock for one lock (and runtime flavor).
@@ -455,6 +448,30 @@ pub fn per_op_timing(
                 b.iter_custom(|ops| {
                     count(ops);
                     rt.block_on(uncontended::tokio_mutex_ops(m.clone(), ops))
+                })
+            })?;
+            let value = *rt.block_on(m.lock());
+            (t, value)
+        }
+        ("async_lock_mutex", Some(runtime)) => {
+            let rt = runtime.build()?;
+            let m = Arc::new(async_lock::Mutex::new(0u64));
+            let t = lab.time(&id, sampling, |b| {
+                b.iter_custom(|ops| {
+                    count(ops);
+                    rt.block_on(uncontended::async_lock_ops(m.clone(), ops))
+                })
+            })?;
+            let value = *m.lock_blocking();
+            (t, value)
+        }
+        ("futures_mutex", Some(runtime)) => {
+            let rt = runtime.build()?;
+            let m = Arc::new(futures::lock::Mutex::new(0u64));
+            let t = lab.time(&id, sampling, |b| {
+                b.iter_custom(|ops| {
+                    count(ops);
+                    rt.block_on(uncontended::futures_mutex_ops(m.clone(), ops))
                 })
             })?;
             let value = *rt.block_on(m.lock());

@@ -24,14 +24,33 @@ pub enum Load {
     TokioMutexSlowSection,
     /// tokio Mutex held across an `.await` (a sleep) of the same length.
     TokioMutexAcrossAwait,
+    /// parking_lot Mutex, the same busy critical section; waiters block their thread.
+    ParkingLotSlowSection,
+    /// async-lock Mutex, the same busy critical section; waiters yield their thread.
+    AsyncLockSlowSection,
+    /// futures' Mutex, the same busy critical section; waiters yield their thread.
+    FuturesMutexSlowSection,
 }
 
 impl Load {
-    pub const ALL: [Load; 4] = [
+    pub const ALL: [Load; 7] = [
         Load::Idle,
         Load::StdMutexSlowSection,
         Load::TokioMutexSlowSection,
         Load::TokioMutexAcrossAwait,
+        Load::ParkingLotSlowSection,
+        Load::AsyncLockSlowSection,
+        Load::FuturesMutexSlowSection,
+    ];
+
+    /// Every lock held through the same busy critical section: the loads
+    /// that compare what a waiter does to the tasks beside it.
+    pub const SLOW_SECTIONS: [Load; 5] = [
+        Load::StdMutexSlowSection,
+        Load::ParkingLotSlowSection,
+        Load::TokioMutexSlowSection,
+        Load::AsyncLockSlowSection,
+        Load::FuturesMutexSlowSection,
     ];
 
     pub fn name(self) -> &'static str {
@@ -40,6 +59,9 @@ impl Load {
             Load::StdMutexSlowSection => "std_mutex_slow_section",
             Load::TokioMutexSlowSection => "tokio_mutex_slow_section",
             Load::TokioMutexAcrossAwait => "tokio_mutex_across_await",
+            Load::ParkingLotSlowSection => "parking_lot_mutex_slow_section",
+            Load::AsyncLockSlowSection => "async_lock_mutex_slow_section",
+            Load::FuturesMutexSlowSection => "futures_mutex_slow_section",
         }
     }
 
@@ -49,6 +71,31 @@ impl Load {
             Load::StdMutexSlowSection => "std Mutex, busy critical section",
             Load::TokioMutexSlowSection => "tokio Mutex, busy critical section",
             Load::TokioMutexAcrossAwait => "tokio Mutex held across an await",
+            Load::ParkingLotSlowSection => "parking_lot Mutex, busy critical section",
+            Load::AsyncLockSlowSection => "async-lock Mutex, busy critical section",
+            Load::FuturesMutexSlowSection => "futures Mutex, busy critical section",
+        }
+    }
+
+    /// A load of the compared locks (no claim rests on it).
+    pub fn compared(self) -> bool {
+        matches!(
+            self,
+            Load::ParkingLotSlowSection
+                | Load::AsyncLockSlowSection
+                | Load::FuturesMutexSlowSection
+        )
+    }
+
+    /// The lock a load contends for, as the page names it (`None`: idle).
+    pub fn lock(self) -> Option<&'static str> {
+        match self {
+            Load::Idle => None,
+            Load::StdMutexSlowSection => Some("std Mutex"),
+            Load::TokioMutexSlowSection | Load::TokioMutexAcrossAwait => Some("tokio Mutex"),
+            Load::ParkingLotSlowSection => Some("parking_lot Mutex"),
+            Load::AsyncLockSlowSection => Some("async-lock Mutex"),
+            Load::FuturesMutexSlowSection => Some("futures Mutex"),
         }
     }
 }
@@ -80,30 +127,65 @@ fn busy_for(d: Duration) {
 }
 
 // ANCHOR: contenders
+/// One lock of each kind; a load uses one of them.
+#[derive(Default)]
+struct Locks {
+    std: std::sync::Mutex<u64>,
+    tokio: tokio::sync::Mutex<u64>,
+    parking_lot: parking_lot::Mutex<u64>,
+    async_lock: async_lock::Mutex<u64>,
+    futures: futures::lock::Mutex<u64>,
+}
+
+impl Locks {
+    /// Acquisitions counted in all the locks together.
+    async fn total(&self) -> u64 {
+        // The blocking guards are dropped before the first `.await`.
+        let blocking = *self.std.lock().unwrap() + *self.parking_lot.lock();
+        let tokio = *self.tokio.lock().await;
+        let async_lock = *self.async_lock.lock().await;
+        blocking + tokio + async_lock + *self.futures.lock().await
+    }
+}
+
 async fn contend(load: Load, setup: Setup, stop: Arc<AtomicBool>) -> Result<u64> {
-    let std_lock = Arc::new(std::sync::Mutex::new(0u64));
-    let tokio_lock = Arc::new(tokio::sync::Mutex::new(0u64));
+    let locks = Arc::new(Locks::default());
     let tasks: Vec<_> = (0..setup.contenders)
         .map(|_| {
-            let (std_lock, tokio_lock, stop) = (std_lock.clone(), tokio_lock.clone(), stop.clone());
+            let (locks, stop) = (locks.clone(), stop.clone());
             tokio::spawn(async move {
                 let mut mine = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     match load {
                         Load::Idle => return mine,
                         Load::StdMutexSlowSection => {
-                            let mut value = std_lock.lock().unwrap();
+                            let mut value = locks.std.lock().unwrap();
                             busy_for(setup.critical_section);
                             *value += 1;
                         }
                         Load::TokioMutexSlowSection => {
-                            let mut value = tokio_lock.lock().await;
+                            let mut value = locks.tokio.lock().await;
                             busy_for(setup.critical_section);
                             *value += 1;
                         }
                         Load::TokioMutexAcrossAwait => {
-                            let mut value = tokio_lock.lock().await;
+                            let mut value = locks.tokio.lock().await;
                             tokio::time::sleep(setup.critical_section).await;
+                            *value += 1;
+                        }
+                        Load::ParkingLotSlowSection => {
+                            let mut value = locks.parking_lot.lock();
+                            busy_for(setup.critical_section);
+                            *value += 1;
+                        }
+                        Load::AsyncLockSlowSection => {
+                            let mut value = locks.async_lock.lock().await;
+                            busy_for(setup.critical_section);
+                            *value += 1;
+                        }
+                        Load::FuturesMutexSlowSection => {
+                            let mut value = locks.futures.lock().await;
+                            busy_for(setup.critical_section);
                             *value += 1;
                         }
                     }
@@ -119,8 +201,7 @@ async fn contend(load: Load, setup: Setup, stop: Arc<AtomicBool>) -> Result<u64>
     for task in tasks {
         acquisitions += task.await.context("a contending task panicked")?;
     }
-    let in_std = *std_lock.lock().unwrap();
-    let in_counter = in_std + *tokio_lock.lock().await;
+    let in_counter = locks.total().await;
     ensure!(
         in_counter == acquisitions,
         "{}: the counter reads {in_counter} but the tasks took the lock {acquisitions} times",

@@ -9,6 +9,12 @@
 //! - [`tokio_budget_first_counter`]: tokio's Mutex with the co-op budget asked
 //!   before the lock is taken, as tokio did before 1.54.
 //!
+//! The locks readers choose between besides, compared in the contended,
+//! uncontended and heartbeat experiments (no published claim rests on them):
+//! - [`parking_lot_counter`]: the counter behind `parking_lot::Mutex`;
+//! - [`async_lock_counter`]: the counter behind `async_lock::Mutex`;
+//! - [`futures_mutex_counter`]: the counter behind `futures::lock::Mutex`.
+//!
 //! The experiments: [`workload`] (the published `join_all` shape and the
 //! contended spawned-task shape), [`uncontended`] (nanoseconds per
 //! lock + unlock), [`heartbeat`] (lateness of an unrelated task), all driven
@@ -24,13 +30,49 @@ use harness::timing::Sampling;
 use harness::Profile;
 use serde::{Deserialize, Serialize};
 
+/// Runs `$body` with `$C` standing for the counter type of `$variant`: the
+/// one place a variant meets its type, so a new lock is one line here.
+macro_rules! with_counter {
+    ($variant:expr, $C:ident => $body:expr) => {
+        match $variant {
+            $crate::Variant::StdMutex => {
+                type $C = $crate::StdMutexCounter;
+                $body
+            }
+            $crate::Variant::TokioMutex => {
+                type $C = $crate::TokioMutexCounter;
+                $body
+            }
+            $crate::Variant::Actor => {
+                type $C = $crate::ActorCounter;
+                $body
+            }
+            $crate::Variant::ParkingLot => {
+                type $C = $crate::ParkingLotCounter;
+                $body
+            }
+            $crate::Variant::AsyncLock => {
+                type $C = $crate::AsyncLockCounter;
+                $body
+            }
+            $crate::Variant::FuturesMutex => {
+                type $C = $crate::FuturesMutexCounter;
+                $body
+            }
+        }
+    };
+}
+
 pub mod actor_counter;
 pub mod allocator;
+pub mod async_lock_counter;
 pub mod book;
 pub mod counted;
 pub mod drivers;
 pub mod experiments;
+pub mod futures_mutex_counter;
 pub mod heartbeat;
+pub mod parking_lot_counter;
 pub mod polls;
 pub mod probe;
 pub mod profiles;
@@ -43,12 +85,15 @@ pub mod uncontended;
 pub mod workload;
 
 pub use actor_counter::ActorCounter;
+pub use async_lock_counter::AsyncLockCounter;
+pub use futures_mutex_counter::FuturesMutexCounter;
+pub use parking_lot_counter::ParkingLotCounter;
 pub use std_mutex_counter::StdMutexCounter;
 pub use tokio_budget_first_counter::TokioBudgetFirstCounter;
 pub use tokio_mutex_counter::TokioMutexCounter;
 
 // ANCHOR: counter
-/// One shared counter, three ways to guard it. Every variant starts at zero.
+/// One shared counter, several ways to guard it. Every variant starts at zero.
 pub trait Counter: Send + Sync + Sized + 'static {
     /// A fresh counter at zero (the actor spawns its task: call inside a runtime).
     fn start() -> Self;
@@ -64,16 +109,31 @@ pub enum Variant {
     StdMutex,
     TokioMutex,
     Actor,
+    ParkingLot,
+    AsyncLock,
+    FuturesMutex,
 }
 
 impl Variant {
+    /// The variants the published claims compare, measured at every point.
     pub const ALL: [Variant; 3] = [Variant::StdMutex, Variant::TokioMutex, Variant::Actor];
+
+    /// The other locks readers reach for: compared beside `ALL` in the
+    /// contended shape (at `Plan::compared_sizes`), not judged by a claim.
+    pub const COMPARED: [Variant; 3] = [
+        Variant::ParkingLot,
+        Variant::AsyncLock,
+        Variant::FuturesMutex,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::StdMutex => "std_mutex",
             Variant::TokioMutex => "tokio_mutex",
             Variant::Actor => "actor",
+            Variant::ParkingLot => "parking_lot_mutex",
+            Variant::AsyncLock => "async_lock_mutex",
+            Variant::FuturesMutex => "futures_mutex",
         }
     }
 
@@ -82,7 +142,15 @@ impl Variant {
             Variant::StdMutex => "std Mutex",
             Variant::TokioMutex => "tokio Mutex",
             Variant::Actor => "actor (mpsc + oneshot)",
+            Variant::ParkingLot => "parking_lot Mutex",
+            Variant::AsyncLock => "async-lock Mutex",
+            Variant::FuturesMutex => "futures Mutex",
         }
+    }
+
+    /// Every variant: the claims' three, then the compared locks.
+    pub fn every() -> impl Iterator<Item = Variant> {
+        Variant::ALL.into_iter().chain(Variant::COMPARED)
     }
 }
 
@@ -118,8 +186,15 @@ pub const CRITICAL_SECTION: Duration = Duration::from_micros(500);
 pub struct Plan {
     /// Futures per round in the published `join_all` shape (the scale sweep).
     pub join_all_sizes: Vec<usize>,
-    /// Futures per round in the contended shape.
+    /// Futures per round in the contended shape. No verdict reads a round
+    /// smaller than MUT-2's size (MUT-1 is judged at the published one, MUT-2
+    /// at 10,000), so the contended shape starts there.
     pub contended_sizes: Vec<usize>,
+    /// The contended sizes at which `Variant::COMPARED` are timed too, on
+    /// every worker count, interleaved with the claims' variants: the round
+    /// costs the same per operation at every size, so one size compares
+    /// them, and the one MUT-2 is judged at has the most repeats beside it.
+    pub compared_sizes: Vec<usize>,
     /// Worker thread counts for the contended shape: 1, 2 and all cores.
     pub worker_counts: Vec<usize>,
     /// Each round timing is this many criterion runs, interleaved across
@@ -163,8 +238,13 @@ impl Plan {
             vec![1_000, 10_000, PUBLISHED_FUTURES],
         );
         Plan {
-            join_all_sizes: sizes.clone(),
-            contended_sizes: sizes,
+            contended_sizes: sizes
+                .iter()
+                .copied()
+                .filter(|&n| n >= ACTOR_CLAIM_FUTURES)
+                .collect(),
+            compared_sizes: vec![ACTOR_CLAIM_FUTURES],
+            join_all_sizes: sizes,
             worker_counts: worker_counts(cores()),
             // The machine can settle into a slow mode for a runtime's whole
             // life or longer (on the 2-core VM the book was measured on, the
@@ -184,15 +264,19 @@ impl Plan {
                 // repeats of two seconds come close to it.
                 Sampling::new(10, 400, 1_600),
             ),
+            // Six locks in the time four took: the uncontended timings'
+            // intervals are a few per cent wide at these lengths.
             per_op_sampling: profile.pick(
-                Sampling::new(10, 20, 100),
-                Sampling::new(20, 200, 600),
-                Sampling::new(60, 1_000, 3_000),
+                Sampling::new(10, 15, 65),
+                Sampling::new(20, 130, 400),
+                Sampling::new(60, 700, 2_000),
             ),
+            // Seven loads in the time four took; a run still holds the
+            // beats its p99.9 needs many times over.
             heartbeat_run: profile.pick(
-                Duration::from_millis(300),
-                Duration::from_secs(2),
-                Duration::from_secs(15),
+                Duration::from_millis(170),
+                Duration::from_millis(1_100),
+                Duration::from_millis(8_500),
             ),
             ladder_repeats: profile.pick(1, 1, 3),
             ladder_sizes: profile.pick(
@@ -225,8 +309,17 @@ impl Plan {
             .max()
     }
 
+    /// The variants timed at a contended point of `futures` per round.
+    pub fn contended_variants(&self, futures: usize) -> Vec<Variant> {
+        if self.compared_sizes.contains(&futures) {
+            Variant::every().collect()
+        } else {
+            Variant::ALL.to_vec()
+        }
+    }
+
     /// Whether a contended point is one MUT-2 is decided on, so that it gets
-    /// `decisive_extra` more runs.
+    /// `decisive_extra` more runs (of `Variant::ALL`, the variants it compares).
     pub fn is_decisive(&self, futures: usize, workers: usize) -> bool {
         futures == ACTOR_CLAIM_FUTURES
             && self.contended_sizes.contains(&futures)

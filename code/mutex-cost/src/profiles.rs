@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::RuntimeUsed;
 use crate::workload::{expected_value, join_all_round, spawned_round};
-use crate::{Counter, StdMutexCounter, TokioMutexCounter, Variant};
+use crate::{Counter, Variant};
 
 /// Where the futures of a profiled round run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,11 +97,15 @@ pub fn record_one(
     // The published runtime: one worker per core, as every profiled round had.
     let runtime = RuntimeUsed::multi_thread(crate::cores());
     let rt = runtime.build()?;
-    let (rounds_validated, stacks) = harness::stacks::record(lab, name, || match variant {
-        Variant::StdMutex => rounds_for::<StdMutexCounter>(&rt, shape, futures, run_for),
-        Variant::TokioMutex => rounds_for::<TokioMutexCounter>(&rt, shape, futures, run_for),
-        Variant::Actor => anyhow::bail!("the actor is not profiled: it holds no lock"),
-    })?;
+    anyhow::ensure!(
+        variant != Variant::Actor,
+        "the actor is not profiled: it holds no lock"
+    );
+    let (rounds_validated, stacks) = harness::stacks::record(
+        lab,
+        name,
+        || with_counter!(variant, C => rounds_for::<C>(&rt, shape, futures, run_for)),
+    )?;
     Ok(RoundProfile {
         shape,
         variant,

@@ -39,6 +39,35 @@ pub async fn tokio_mutex_ops(m: Arc<tokio::sync::Mutex<u64>>, ops: u64) -> Durat
 }
 // ANCHOR_END: tokio_ops
 
+// ANCHOR: other_async_ops
+/// async-lock's Mutex, on a worker thread like tokio's: it has no co-op
+/// budget to meet, so a free lock is always ready at once.
+pub async fn async_lock_ops(m: Arc<async_lock::Mutex<u64>>, ops: u64) -> Duration {
+    tokio::spawn(async move {
+        let start = Instant::now();
+        for _ in 0..ops {
+            *m.lock().await += 1;
+        }
+        start.elapsed()
+    })
+    .await
+    .expect("the timing task does not panic")
+}
+
+/// futures' Mutex, on a worker thread like tokio's.
+pub async fn futures_mutex_ops(m: Arc<futures::lock::Mutex<u64>>, ops: u64) -> Duration {
+    tokio::spawn(async move {
+        let start = Instant::now();
+        for _ in 0..ops {
+            *m.lock().await += 1;
+        }
+        start.elapsed()
+    })
+    .await
+    .expect("the timing task does not panic")
+}
+// ANCHOR_END: other_async_ops
+
 /// Counts how often a future answered `Pending` before it completed.
 struct CountPending<'a, F> {
     inner: Pin<&'a mut F>,

@@ -10,8 +10,8 @@ use mutex_cost::workload::{
 };
 use mutex_cost::{experiments::Tally, uncontended};
 use mutex_cost::{
-    ActorCounter, Counter, StdMutexCounter, TokioBudgetFirstCounter, TokioMutexCounter,
-    CONTENDING_TASKS,
+    ActorCounter, AsyncLockCounter, Counter, FuturesMutexCounter, ParkingLotCounter,
+    StdMutexCounter, TokioBudgetFirstCounter, TokioMutexCounter, CONTENDING_TASKS,
 };
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -91,6 +91,81 @@ fn actor_counter_ends_at_the_exact_value() {
 }
 
 #[test]
+fn parking_lot_counter_ends_at_the_exact_value() {
+    join_all_ends_exact::<ParkingLotCounter>("parking_lot Mutex");
+    spawned_ends_exact::<ParkingLotCounter>("parking_lot Mutex");
+}
+
+#[test]
+fn async_lock_counter_ends_at_the_exact_value() {
+    join_all_ends_exact::<AsyncLockCounter>("async-lock Mutex");
+    spawned_ends_exact::<AsyncLockCounter>("async-lock Mutex");
+}
+
+#[test]
+fn futures_mutex_counter_ends_at_the_exact_value() {
+    join_all_ends_exact::<FuturesMutexCounter>("futures Mutex");
+    spawned_ends_exact::<FuturesMutexCounter>("futures Mutex");
+}
+
+/// A counter that loses one increase in a thousand: what a broken lock does.
+#[derive(Default)]
+struct LosesUpdates {
+    value: std::sync::Mutex<i64>,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl Counter for LosesUpdates {
+    fn start() -> Self {
+        Self::default()
+    }
+
+    async fn increase_by(&self, n: i64) {
+        let call = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if call % 1_000 != 999 {
+            *self.value.lock().unwrap() += n;
+        }
+    }
+
+    async fn decrease_by(&self, n: i64) {
+        *self.value.lock().unwrap() -= n;
+    }
+
+    async fn value(&self) -> i64 {
+        *self.value.lock().unwrap()
+    }
+}
+
+/// The timings the page shows check every round they time: the same
+/// measurement that passes with a sound lock fails with one that loses updates.
+#[test]
+fn a_timed_round_of_a_broken_counter_fails_its_check() {
+    use harness::timing::Sampling;
+    use harness::{Lab, Profile, Progress};
+    use mutex_cost::experiments::{time_spawned, RoundTiming};
+    use mutex_cost::Variant;
+    let lab = Lab::new(Profile::Smoke, Progress::hidden("mutex-cost")).unwrap();
+    let sampling = Sampling::new(10, 5, 20);
+    let time = |sound: bool| -> anyhow::Result<RoundTiming> {
+        let (variant, futures, workers) = (Variant::ParkingLot, 2_000, 2);
+        if sound {
+            time_spawned::<ParkingLotCounter>(&lab, sampling, variant, futures, workers)
+        } else {
+            time_spawned::<LosesUpdates>(&lab, sampling, variant, futures, workers)
+        }
+    };
+    let ok = time(true).unwrap();
+    assert!(ok.rounds_validated > 0);
+    let err = format!("{:#}", time(false).unwrap_err());
+    assert!(
+        err.contains("validation failed") && err.contains("expected 4000"),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_published_shape_reaches_200_000() {
     let value = within_limit("published shape", || {
         runtime(Some(2))
@@ -134,6 +209,16 @@ fn uncontended_loops_do_every_operation() {
         let rt = runtime(workers);
         rt.block_on(uncontended::tokio_mutex_ops(t.clone(), 1_000));
         assert_eq!(*rt.block_on(t.lock()), 1_000, "workers {workers:?}");
+        let a = Arc::new(async_lock::Mutex::new(0));
+        rt.block_on(uncontended::async_lock_ops(a.clone(), 1_000));
+        assert_eq!(*a.lock_blocking(), 1_000, "async-lock, workers {workers:?}");
+        let f = Arc::new(futures::lock::Mutex::new(0));
+        rt.block_on(uncontended::futures_mutex_ops(f.clone(), 1_000));
+        assert_eq!(
+            *rt.block_on(f.lock()),
+            1_000,
+            "futures, workers {workers:?}"
+        );
     }
 }
 

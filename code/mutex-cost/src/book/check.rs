@@ -1,6 +1,8 @@
 //! What a run's work must have done, checked on every results file: every
 //! point of every grid timed once per variant, rounds and operations
-//! validated, the heartbeat heard. (Numbers out of bounds and intervals that
+//! validated, the heartbeat heard. The compared locks (`Variant::COMPARED`)
+//! are all there or all absent (a file measured before they were added);
+//! where they are, every one of them is complete. (Numbers out of bounds and intervals that
 //! miss their point are refused by the harness before this runs.)
 use std::collections::BTreeSet;
 
@@ -24,7 +26,21 @@ pub fn data(data: &Data) -> Result<()> {
         data.contended.iter().any(|r| r.runtime.workers == 1),
         "contended: no run with one worker thread"
     );
+    let compared = compared_in(data);
+    ensure!(
+        !data
+            .join_all
+            .iter()
+            .any(|r| !Variant::ALL.contains(&r.variant)),
+        "join_all: a compared lock in the published shape, which times the claims' variants only"
+    );
+    if compared {
+        compared_rounds(&data.contended)?;
+    }
     for (lock, flavor) in PER_OP_LOCKS {
+        if compared_per_op(lock) && !compared {
+            continue;
+        }
         let row = per_op_of(data, lock, flavor)?;
         ensure!(
             row.ops_validated > 0,
@@ -45,6 +61,9 @@ pub fn data(data: &Data) -> Result<()> {
             .map_err(|e| e.context(format!("profile {what}")))?;
     }
     for load in Load::ALL {
+        if load.compared() && !compared {
+            continue;
+        }
         let h = heartbeat_of(data, load)?;
         let what = format!("heartbeat {}", load.name());
         ensure!(h.beats > 0, "{what}: no beats");
@@ -66,9 +85,53 @@ pub fn data(data: &Data) -> Result<()> {
     Ok(())
 }
 
+/// Whether the run measured the compared locks: any of them anywhere. A
+/// run that did must have them everywhere the plan puts them.
+fn compared_in(data: &Data) -> bool {
+    data.contended
+        .iter()
+        .any(|r| Variant::COMPARED.contains(&r.variant))
+        || data.per_op.iter().any(|p| compared_per_op(&p.lock))
+        || data.heartbeat.iter().any(|h| h.load.compared())
+}
+
+/// An uncontended lock that came with the compared ones (parking_lot's was
+/// in the uncontended experiment before them).
+pub(super) fn compared_per_op(lock: &str) -> bool {
+    [Variant::AsyncLock, Variant::FuturesMutex]
+        .iter()
+        .any(|v| v.name() == lock)
+}
+
+/// The compared locks in the contended shape: at one size at least, on
+/// every worker count, and at a point that has one has all of them.
+fn compared_rounds(rows: &[RoundTiming]) -> Result<()> {
+    let points: BTreeSet<_> = rows
+        .iter()
+        .filter(|r| Variant::COMPARED.contains(&r.variant))
+        .map(|r| r.futures)
+        .collect();
+    ensure!(
+        !points.is_empty(),
+        "contended: the compared locks were measured elsewhere but not here"
+    );
+    let workers: BTreeSet<_> = rows.iter().map(|r| r.runtime.workers).collect();
+    for futures in points {
+        for &w in &workers {
+            let what = format!("contended at {futures} futures on {w} workers");
+            for variant in Variant::COMPARED {
+                grid::find(rows, &what, (variant, futures, w), |r| {
+                    (r.variant, r.futures, r.runtime.workers)
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every point of the grid (futures per round, and worker threads where
-/// `workers` tells them apart) has every variant once, each with its work
-/// validated.
+/// `workers` tells them apart) has every variant the claims compare once,
+/// each with its work validated.
 fn rounds(
     experiment: &str,
     rows: &[RoundTiming],

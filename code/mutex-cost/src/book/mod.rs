@@ -11,6 +11,7 @@ mod contended;
 mod heartbeat;
 mod instructions;
 mod ladder;
+mod locks;
 mod parameters;
 mod per_op;
 mod profiles;
@@ -75,6 +76,18 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         kind: ExhibitKind::Table,
         about: "the contended shape with ratios",
         render: contended::table,
+    },
+    Exhibit {
+        name: "locks",
+        kind: ExhibitKind::Table,
+        about: "every lock (std, parking_lot, tokio, async-lock, futures) in the contended shape",
+        render: locks::table,
+    },
+    Exhibit {
+        name: "locks-chart",
+        kind: ExhibitKind::Figure,
+        about: "time per lock taken in the contended shape, every lock, as bars",
+        render: locks::chart,
     },
     Exhibit {
         name: "actor",

@@ -57,6 +57,10 @@ pub(super) fn table(_: &Book<Data>) -> Result<Vec<Block>> {
     t.push(row("Futures per round, contended shape", &|p| {
         list(&p.contended_sizes)
     }));
+    t.push(row(
+        "Futures per round, every lock compared (parking_lot, async-lock, futures)",
+        &|p| list(&p.compared_sizes),
+    ));
     t.push(row("Worker threads, contended shape", &|p| {
         list(&p.worker_counts)
     }));

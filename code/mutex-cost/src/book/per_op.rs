@@ -9,11 +9,9 @@ use crate::experiments::PerOpTiming;
 
 /// The lock's name and the runtime it ran on, as the page calls them.
 fn label(p: &PerOpTiming) -> (String, String) {
-    let lock = match p.lock.as_str() {
-        "std_mutex" => "std Mutex",
-        "parking_lot_mutex" => "parking_lot Mutex",
-        _ => "tokio Mutex",
-    };
+    let lock = crate::Variant::every()
+        .find(|v| v.name() == p.lock)
+        .map_or(p.lock.as_str(), |v| v.label());
     let runtime = p
         .runtime
         .as_ref()
@@ -88,8 +86,9 @@ pub(super) fn chart(book: &Book<Data>) -> Result<Vec<Block>> {
         id: "mutex-cost-per-op".into(),
         title: "Uncontended lock + unlock".into(),
         caption: format!(
-            "Criterion mean per lock, increment and unlock with nobody else using the lock; the tokio Mutex ran inside a \
-             spawned task on a current-thread runtime and on a multi-thread runtime with {} worker threads; measured on {}.",
+            "Criterion mean per lock, increment and unlock with nobody else using the lock; the async locks ran inside a \
+             spawned task (tokio's on a current-thread runtime too) on a multi-thread runtime with {} worker threads; \
+             measured on {}.",
             d.per_op.iter().filter_map(|p| p.runtime.as_ref()).map(|r| r.workers).max().unwrap_or(0),
             run.machine()
         ),

@@ -3,11 +3,13 @@
 //! summary list that ends the page, all printed from the results.
 use anyhow::{Context, Result};
 use harness::claims::Reading;
-use harness::render::reader::{self, Advice};
+use harness::render::reader::{self, pick_lowest, Advice, Candidate};
 use harness::{fmt, Block, Book, Estimate, Run, Unit, Verdict};
 
+use super::claims::MUT_3_FACTOR;
 use super::conditions::{self, Row};
-use super::{heartbeat_of, published_at, Data, PublishedRow};
+use super::locks::{self, LOCKS};
+use super::{heartbeat_of, per_op_of, published_at, round, Data, PublishedRow, Shape};
 use crate::heartbeat::Load;
 use crate::{Variant, PUBLISHED_FUTURES};
 
@@ -232,6 +234,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
             claim: Some("MUT-2".into()),
         });
     }
+    advice.extend(picks(d, &machine));
     advice.push(Advice {
         chapter: String::new(),
         situation: "Benchmark a lock".into(),
@@ -246,4 +249,97 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
         claim: Some("MUT-1".into()),
     });
     Ok(vec![Block::Advice(advice)])
+}
+
+/// A lock as the summary list names it: its label in a code span.
+fn named(v: Variant) -> String {
+    format!("`{}`", v.label())
+}
+
+/// The picks between every lock measured, each computed from this run's
+/// numbers: the lowest time per lock taken in the contended shape, the
+/// lowest uncontended lock + unlock, and the least lateness beside waiters
+/// of a lock held through a busy section.
+fn picks(d: &Data, machine: &str) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let fair = fair_workers(d);
+    if let (Some(&n), Some(w)) = (locks::compared_sizes(d).first(), fair) {
+        let shape = Shape::Spawned { workers: w };
+        let candidates: Vec<Candidate> = LOCKS
+            .iter()
+            .filter_map(|&v| {
+                let per = locks::per_lock(round(d, shape, v, n).ok()?).ok()?;
+                Some(Candidate {
+                    name: named(v),
+                    value: per.point_ns,
+                    shown: format!("{} per lock taken", fmt::nanos(per.point_ns)),
+                })
+            })
+            .collect();
+        out.extend(pick_lowest(
+            &format!(
+                "Guard a short critical section that tasks on {w} worker thread{} contend for",
+                super::plural(w)
+            ),
+            "time per contended lock taken",
+            &candidates,
+            machine,
+            None,
+        ));
+    }
+    let uncontended: Vec<Candidate> = [
+        (Variant::StdMutex, None),
+        (Variant::ParkingLot, None),
+        (Variant::TokioMutex, Some("multi_thread")),
+        (Variant::AsyncLock, Some("multi_thread")),
+        (Variant::FuturesMutex, Some("multi_thread")),
+    ]
+    .into_iter()
+    .filter_map(|(v, flavor)| {
+        let p = per_op_of(d, v.name(), flavor).ok()?;
+        Some(Candidate {
+            name: named(v),
+            value: p.timing.mean.point_ns,
+            shown: format!("{} per lock + unlock", fmt::nanos(p.timing.mean.point_ns)),
+        })
+    })
+    .collect();
+    out.extend(pick_lowest(
+        "Take a lock that is almost never held by another task",
+        "time per uncontended lock + unlock",
+        &uncontended,
+        machine,
+        None,
+    ));
+    // A percentile of one run has no interval: the pick stands only when the
+    // runner-up's p99 is at least MUT-3's factor above the lowest, the
+    // minimum effect this chapter asks of a heartbeat comparison.
+    let mut beside: Vec<(Candidate, u64)> = Load::SLOW_SECTIONS
+        .into_iter()
+        .filter_map(|load| {
+            let h = heartbeat_of(d, load).ok()?;
+            let candidate = Candidate {
+                name: format!("`{}`", load.lock()?),
+                value: h.p99_ns as f64,
+                shown: format!("p99 lateness {}", fmt::nanos(h.p99_ns as f64)),
+            };
+            Some((candidate, h.p99_ns))
+        })
+        .collect();
+    beside.sort_by_key(|&(_, p99)| p99);
+    let apart = match beside.as_slice() {
+        [(_, best), (_, next), ..] => *next as f64 >= MUT_3_FACTOR * (*best).max(1) as f64,
+        _ => false,
+    };
+    if apart {
+        let candidates: Vec<Candidate> = beside.into_iter().map(|(c, _)| c).collect();
+        out.extend(pick_lowest(
+            "Hold a lock through slow synchronous work while other tasks share the workers",
+            "harm to an unrelated task beside the waiters (its p99 lateness)",
+            &candidates,
+            machine,
+            None,
+        ));
+    }
+    out
 }

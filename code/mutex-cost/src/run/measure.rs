@@ -1,5 +1,5 @@
 //! One run of the chapter: every experiment of the profile's plan, in order.
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use harness::{fmt, Lab};
 
 use super::Data;
@@ -73,6 +73,11 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     let plan = Plan::for_profile(lab.profile());
     let progress = lab.progress();
     let variants = Variant::ALL.len();
+    let contended_timings: usize = plan
+        .contended_sizes
+        .iter()
+        .map(|&f| plan.contended_variants(f).len() * plan.worker_counts.len())
+        .sum();
     let decisive = plan
         .worker_counts
         .iter()
@@ -88,9 +93,8 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     let ladder_timings: usize = ladder.iter().map(|&(_, n)| ladder_variants(n).len()).sum();
     let polls = poll_points(&plan);
     progress.set_total(
-        ((plan.join_all_sizes.len() + plan.contended_sizes.len() * plan.worker_counts.len())
-            * variants
-            * plan.repeats
+        (plan.join_all_sizes.len() * variants * plan.repeats
+            + contended_timings * plan.repeats
             + decisive * variants * plan.decisive_extra
             + ladder_timings * plan.ladder_repeats
             + PER_OP_LOCKS.len()
@@ -104,15 +108,19 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     let repeat_of = |r: usize| format!("repeat {} of {}", r + 1, plan.repeats);
     let mut join_all = Vec::new();
     for &futures in &plan.join_all_sizes {
-        join_all.extend(experiments::interleaved(plan.repeats, |r, variant| {
-            progress.step(format!(
-                "join_all, {}, {} futures, {}",
-                variant.label(),
-                fmt::thousands(futures as u64),
-                repeat_of(r)
-            ));
-            experiments::join_all_timing(lab, plan.sampling, variant, futures)
-        })?);
+        join_all.extend(experiments::interleaved(
+            plan.repeats,
+            &Variant::ALL,
+            |r, variant| {
+                progress.step(format!(
+                    "join_all, {}, {} futures, {}",
+                    variant.label(),
+                    fmt::thousands(futures as u64),
+                    repeat_of(r)
+                ));
+                experiments::join_all_timing(lab, plan.sampling, variant, futures)
+            },
+        )?);
     }
     let spawned = |futures: usize, workers: usize, repeat: String, variant: Variant| {
         progress.step(format!(
@@ -127,7 +135,8 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     let mut contended_parts = Vec::new();
     for &workers in &plan.worker_counts {
         for &futures in &plan.contended_sizes {
-            let parts = experiments::interleaved_parts(plan.repeats, |r, variant| {
+            let variants = plan.contended_variants(futures);
+            let parts = experiments::interleaved_parts(plan.repeats, &variants, |r, variant| {
                 spawned(futures, workers, repeat_of(r), variant)
             })?;
             contended_parts.push((futures, workers, parts));
@@ -215,11 +224,17 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         if !plan.is_decisive(futures, workers) {
             continue;
         }
-        let late = experiments::interleaved_parts(plan.decisive_extra, |r, variant| {
-            let repeat = format!("late repeat {} of {}", r + 1, plan.decisive_extra);
-            spawned(futures, workers, repeat, variant)
-        })?;
-        for (all, more) in parts.iter_mut().zip(late) {
+        let late =
+            experiments::interleaved_parts(plan.decisive_extra, &Variant::ALL, |r, variant| {
+                let repeat = format!("late repeat {} of {}", r + 1, plan.decisive_extra);
+                spawned(futures, workers, repeat, variant)
+            })?;
+        // The compared locks at this point keep their first repeats only.
+        for (variant, more) in Variant::ALL.into_iter().zip(late) {
+            let all = parts
+                .iter_mut()
+                .find(|p| p.first().is_some_and(|t| t.variant == variant))
+                .context("a late repeat of a variant the point did not time")?;
             all.extend(more);
         }
     }

@@ -56,6 +56,7 @@ impl Chapter for MutexCost {
         "tokio",
         "futures",
         "parking_lot",
+        "async-lock",
         "criterion",
         "hdrhistogram",
         "mimalloc",

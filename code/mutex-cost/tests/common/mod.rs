@@ -1,0 +1,27 @@
+//! What the chapter's test files share: one smoke run.
+use std::sync::OnceLock;
+
+use harness::measure::measure_in_memory;
+use harness::results::ResultsFile;
+use harness::{fixtures, Profile, Progress};
+use mutex_cost::run::{Data, MutexCost};
+
+/// One smoke run shared by the tests of a file: the suite's shared smoke
+/// run when there is one.
+pub fn smoke_file() -> &'static ResultsFile<Data> {
+    static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
+    RUN.get_or_init(|| {
+        fixtures::smoke_run::<MutexCost>(|| {
+            // A stuck lock or actor must fail the test, not hang the suite.
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let progress = Progress::hidden("mutex-cost");
+                let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, progress));
+            });
+            Ok(rx
+                .recv_timeout(std::time::Duration::from_secs(180))
+                .expect("the smoke profile did not finish within three minutes")?
+                .0)
+        })
+    })
+}
