@@ -4,17 +4,20 @@
 //! - **A, the payload sweep**: one *burst* is [`BURST`] sends into a bounded
 //!   channel of capacity [`CAPACITY`], then as many receives, all in one
 //!   thread (one task on a current-thread tokio runtime for the async
-//!   channels). Payloads are `[u8; N]` (copied through the channel) and
-//!   `Box<[u8; N]>` (only a pointer moves) for every N in [`PAYLOAD_SIZES`].
+//!   channels). Payloads are `[u8; N]` (copied through the channel) for
+//!   every N in [`PAYLOAD_SIZES`], and `Box<[u8; N]>` (only a pointer
+//!   moves) for tokio and crossbeam (`Variant::carries`).
 //!   Two floors frame the channels: the same burst through a plain `Vec`
 //!   (no synchronisation at all) and one `memcpy` of `BURST * N` bytes. The
 //!   tokio/crossbeam ratio the verdicts rest on is timed [`head_to_head`]:
 //!   the two channels' by-value bursts alternate in one loop.
 //! - **B, back-pressure**: `T` producer tasks x `M` messages through one
-//!   bounded channel, tokio vs kanal async, every message's latency recorded
-//!   two ways (see [`backpressure`]).
+//!   bounded channel, tokio vs kanal async (with flume's async end and
+//!   async-channel beside them as comparisons), every message's latency
+//!   recorded two ways (see [`backpressure`]).
 //! - **C, cross-machine**: experiment A's tokio/crossbeam ratio per machine;
 //!   the data is per-machine results files, the comparison is in [`book`].
+pub mod async_channel_bounded;
 pub mod backpressure;
 pub mod backpressure_ladder;
 pub mod backpressure_published;
@@ -23,6 +26,8 @@ pub mod cache;
 pub mod counted;
 pub mod crossbeam_bounded;
 pub mod drivers;
+pub mod flume_async;
+pub mod flume_sync;
 pub mod head_to_head;
 pub mod kanal_async;
 pub mod kanal_sync;
@@ -59,19 +64,54 @@ pub enum Variant {
     KanalSync,
     KanalAsync,
     StdSyncChannel,
+    /// flume's bounded channel, its blocking end (`send`, `recv`).
+    FlumeSync,
+    /// flume's bounded channel, its async end (`send_async`, `recv_async`).
+    FlumeAsync,
+    /// async-channel's bounded channel.
+    AsyncChannel,
     /// A `Vec` standing in for the channel: the work of a burst with no synchronisation.
     VecFloor,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 9] = [
         Variant::TokioMpsc,
         Variant::Crossbeam,
         Variant::KanalSync,
         Variant::KanalAsync,
         Variant::StdSyncChannel,
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
         Variant::VecFloor,
     ];
+
+    /// The channels readers choose between, compared in the sweep and in
+    /// experiment B beside the published pairs (issue 44): no claim rests
+    /// on them, and a results file from before them has none.
+    pub const COMPARED: [Variant; 3] = [
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
+    ];
+
+    /// The payload carries the sweep measures this variant with. Only
+    /// tokio's and crossbeam's boxed bursts are read (the copy against
+    /// coordination table, the instruction table and the large-payload
+    /// table compare the two); every other variant is measured by value.
+    pub fn carries(self) -> &'static [Carry] {
+        match self {
+            Variant::TokioMpsc | Variant::Crossbeam => &Carry::ALL,
+            _ => &[Carry::Array],
+        }
+    }
+
+    /// Points of the sweep at one size: every variant with its carries
+    /// (the memcpy floor not counted).
+    pub fn points_per_size() -> usize {
+        Variant::ALL.iter().map(|v| v.carries().len()).sum()
+    }
 
     /// The id stored in results files.
     pub fn id(self) -> &'static str {
@@ -81,6 +121,9 @@ impl Variant {
             Variant::KanalSync => "kanal-sync",
             Variant::KanalAsync => "kanal-async",
             Variant::StdSyncChannel => "std-sync-channel",
+            Variant::FlumeSync => "flume-sync",
+            Variant::FlumeAsync => "flume-async",
+            Variant::AsyncChannel => "async-channel",
             Variant::VecFloor => "vec-floor",
         }
     }
@@ -93,12 +136,18 @@ impl Variant {
             Variant::KanalSync => "kanal (sync)",
             Variant::KanalAsync => "kanal (async)",
             Variant::StdSyncChannel => "std sync_channel",
+            Variant::FlumeSync => "flume (sync)",
+            Variant::FlumeAsync => "flume (async)",
+            Variant::AsyncChannel => "async-channel",
             Variant::VecFloor => "Vec (no channel)",
         }
     }
 
     pub fn is_async(self) -> bool {
-        matches!(self, Variant::TokioMpsc | Variant::KanalAsync)
+        matches!(
+            self,
+            Variant::TokioMpsc | Variant::KanalAsync | Variant::FlumeAsync | Variant::AsyncChannel
+        )
     }
 
     pub fn from_id(id: &str) -> Option<Variant> {

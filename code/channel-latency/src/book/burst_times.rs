@@ -23,7 +23,12 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     for bytes in PAYLOAD_SIZES {
         let mut row = vec![Cell::size(bytes as u64)];
         for v in Variant::ALL {
-            row.push(Cell::time(&d.median(v, Carry::Array, bytes)?));
+            // A file from before the compared crates has none of them.
+            row.push(match d.median(v, Carry::Array, bytes) {
+                Ok(e) => Cell::time(&e),
+                Err(_) if Variant::COMPARED.contains(&v) => Cell::from("–"),
+                Err(e) => return Err(e),
+            });
         }
         row.push(Cell::time(&d.memcpy(bytes)?.median));
         t.push(row);
@@ -39,10 +44,16 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         Variant::Crossbeam,
         Variant::KanalAsync,
         Variant::StdSyncChannel,
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
         Variant::VecFloor,
     ];
     let mut series = Vec::new();
     for v in shown {
+        if Variant::COMPARED.contains(&v) && d.point(v, Carry::Array, PAYLOAD_SIZES[0]).is_err() {
+            continue;
+        }
         let points = PAYLOAD_SIZES
             .iter()
             .map(|&b| Ok(band(b as f64, &d.median(v, Carry::Array, b)?, 1e3)))

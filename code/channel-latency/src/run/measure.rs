@@ -13,12 +13,9 @@ use crate::methods::{self, MethodPoint, METHODS};
 use crate::sweep::{self, MemcpyPoint};
 use crate::{
     backpressure, backpressure_messages, counted, head_to_head_windows, sweep_repeats,
-    sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
+    sweep_sampling, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
 
-/// Points of experiment A's sweep at one size: every variant with both
-/// carries, and the memcpy floor.
-const PER_SIZE: usize = Variant::ALL.len() * Carry::ALL.len() + 1;
 
 pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let profile = lab.profile();
@@ -28,9 +25,11 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let rt = sweep::current_thread_runtime()?;
     let windows = head_to_head_windows(profile);
     let other_windows = methods::windows(profile).0;
-    let sweep_steps =
-        PAYLOAD_SIZES.len() * (repeats * PER_SIZE + windows + other_windows * METHODS.len());
-    let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len() * (1 + ladder_steps());
+    let sweep_steps = PAYLOAD_SIZES.len()
+        * (repeats * (Variant::points_per_size() + 1) + windows + other_windows * METHODS.len());
+    let bp_steps = TASKS.len()
+        * BOUNDS.len()
+        * (BP_CHANNELS.len() * (1 + ladder_steps()) + super::BP_COMPARED.len());
     let cases = counted::cases_for(profile);
     lab.progress()
         .set_total((sweep_steps + bp_steps + cases.len() + crate::profiles::PROFILED.len()) as u64);
@@ -191,13 +190,13 @@ fn sweep(
 ) -> Result<(Vec<sweep::Point>, Vec<MemcpyPoint>)> {
     let progress = lab.progress();
     let mut parts: Vec<Vec<Vec<sweep::Point>>> =
-        vec![vec![Vec::new(); PER_SIZE - 1]; PAYLOAD_SIZES.len()];
+        vec![vec![Vec::new(); Variant::points_per_size()]; PAYLOAD_SIZES.len()];
     let mut floors: Vec<Vec<MemcpyPoint>> = vec![Vec::new(); PAYLOAD_SIZES.len()];
     for repeat in 1..=repeats {
         for (size, bytes) in PAYLOAD_SIZES.into_iter().enumerate() {
             let mut slot = parts[size].iter_mut();
             for variant in Variant::ALL {
-                for carry in Carry::ALL {
+                for &carry in variant.carries() {
                     progress.step(format_args!(
                         "A: {} {} {bytes} B (repeat {repeat} of {repeats})",
                         variant.label(),
@@ -253,19 +252,13 @@ fn backpressure(lab: &Lab, per_point: usize) -> Result<Vec<backpressure::Run>> {
     for tasks in TASKS {
         let per_task = (per_point / tasks).max(1);
         for bound in BOUNDS {
-            for channel in BP_CHANNELS {
+            for channel in super::bp_all() {
                 lab.progress().step(format_args!(
                     "B: {channel}, {tasks} tasks x {per_task}, bound {bound}"
                 ));
-                let run = match channel {
-                    "tokio" => {
-                        backpressure::run::<backpressure::Tokio>(tasks, per_task, bound, HANG_LIMIT)
-                    }
-                    _ => backpressure::run::<backpressure::KanalAsync>(
-                        tasks, per_task, bound, HANG_LIMIT,
-                    ),
-                }?;
-                runs.push(run);
+                runs.push(backpressure::run_named(
+                    channel, tasks, per_task, bound, HANG_LIMIT,
+                )?);
             }
         }
     }
