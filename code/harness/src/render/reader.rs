@@ -276,6 +276,55 @@ pub fn what_to_use(advice: &[Advice], titles: &[(String, String)]) -> String {
     out
 }
 
+/// One measured contender for a pick: its name as markdown the chapter
+/// escaped (code spans allowed), the number compared (lower is better) and
+/// that number as the page prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub name: String,
+    pub value: f64,
+    pub shown: String,
+}
+
+/// A pick computed from the results: the candidate with the lowest value
+/// is what to reach for, and the evidence names the runner-up, so a reader
+/// who measures their own machine gets their own picks. `measure` says what
+/// was compared ("time per message at 8 B"). None when fewer than two
+/// candidates have a finite value (nothing was chosen between). Ties keep
+/// the earlier candidate.
+pub fn pick_lowest(
+    situation: &str,
+    measure: &str,
+    candidates: &[Candidate],
+    machine: &str,
+    claim: Option<&str>,
+) -> Option<Advice> {
+    let mut ranked: Vec<&Candidate> = candidates.iter().filter(|c| c.value.is_finite()).collect();
+    if ranked.len() < 2 {
+        return None;
+    }
+    ranked.sort_by(|a, b| a.value.total_cmp(&b.value));
+    let (best, next) = (ranked[0], ranked[1]);
+    let margin = if best.value > 0.0 {
+        format!("{:.2}× less than", next.value / best.value)
+    } else {
+        "less than".to_string()
+    };
+    Some(Advice {
+        chapter: String::new(),
+        situation: situation.to_string(),
+        reach_for: best.name.clone(),
+        why: format!(
+            "the lowest {measure} of the {} measured, {margin} the next, {}",
+            ranked.len(),
+            next.name
+        ),
+        evidence: format!("{} {}; {} {}", best.name, best.shown, next.name, next.shown),
+        machine: machine.to_string(),
+        claim: claim.map(str::to_string),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,5 +409,53 @@ mod tests {
         assert!(md.find("[Chapter A]").unwrap() < md.find("[Chapter B]").unwrap());
         let list = summary(&rows[1..]);
         assert!(list.contains("<a href=\"#claim-a-1\">"), "{list}");
+    }
+
+    fn candidates(values: &[(&str, f64)]) -> Vec<Candidate> {
+        values
+            .iter()
+            .map(|&(name, value)| Candidate {
+                name: format!("`{name}`"),
+                value,
+                shown: format!("{value} ns"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pick_follows_the_numbers_not_the_order() {
+        let m = "a 2-core x86_64 machine";
+        let a = pick_lowest(
+            "one message",
+            "time per message at 8 B",
+            &candidates(&[("tokio", 70.0), ("flume", 30.0), ("crossbeam", 20.0)]),
+            m,
+            None,
+        )
+        .unwrap();
+        assert_eq!(a.reach_for, "`crossbeam`");
+        assert_eq!(
+            a.why,
+            "the lowest time per message at 8 B of the 3 measured, 1.50× less than the next, `flume`"
+        );
+        assert_eq!(a.evidence, "`crossbeam` 20 ns; `flume` 30 ns");
+        // The same fixture with two crates' numbers swapped picks the other.
+        let b = pick_lowest(
+            "one message",
+            "time per message at 8 B",
+            &candidates(&[("tokio", 70.0), ("flume", 20.0), ("crossbeam", 30.0)]),
+            m,
+            Some("LAT-1"),
+        )
+        .unwrap();
+        assert_eq!(b.reach_for, "`flume`");
+        assert_eq!(b.claim.as_deref(), Some("LAT-1"));
+    }
+
+    #[test]
+    fn no_pick_without_two_finite_candidates() {
+        let one = candidates(&[("tokio", 70.0), ("flume", f64::NAN)]);
+        assert_eq!(pick_lowest("s", "m", &one, "x", None), None);
+        assert_eq!(pick_lowest("s", "m", &[], "x", None), None);
     }
 }
