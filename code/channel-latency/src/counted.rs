@@ -297,7 +297,9 @@ mod tests {
         // payload, where the page's picks are.
         for v in crate::Variant::COMPARED {
             for bytes in [8, 32768] {
-                assert!(CASES.iter().any(|c| c.channel == v.id() && c.bytes == bytes));
+                assert!(CASES
+                    .iter()
+                    .any(|c| c.channel == v.id() && c.bytes == bytes));
             }
         }
         assert!(cases_for(Profile::Smoke).iter().all(|c| c.bytes == 8));

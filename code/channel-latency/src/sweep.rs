@@ -119,7 +119,13 @@ macro_rules! sync_burst {
         }
     )*};
 }
-sync_burst!(CrossbeamBounded, KanalSync, StdSyncChannel, FlumeSync, VecFloor);
+sync_burst!(
+    CrossbeamBounded,
+    KanalSync,
+    StdSyncChannel,
+    FlumeSync,
+    VecFloor
+);
 
 macro_rules! async_burst {
     ($($ty:ident),*) => {$(

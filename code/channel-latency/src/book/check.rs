@@ -8,11 +8,11 @@ use anyhow::{bail, ensure, Context, Result};
 use harness::timing::Timing;
 
 use super::{Data, BP_CHANNELS};
-use crate::run::BP_COMPARED;
 use crate::backpressure::Latencies;
 use crate::backpressure_ladder::{rung, RUNGS};
 use crate::counted::case;
 use crate::methods::{method, METHODS};
+use crate::run::BP_COMPARED;
 use crate::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
 
 pub fn check(data: &Data) -> Result<()> {
@@ -388,7 +388,10 @@ fn check_backpressure(data: &Data) -> Result<()> {
     );
     // The compared channels are all there, or (a file from before them)
     // none is.
-    let compared = data.runs.iter().any(|r| BP_COMPARED.contains(&r.channel.as_str()));
+    let compared = data
+        .runs
+        .iter()
+        .any(|r| BP_COMPARED.contains(&r.channel.as_str()));
     let channels: Vec<&str> = if compared {
         crate::run::bp_all().collect()
     } else {

@@ -37,9 +37,7 @@ impl Data {
     /// pair, then the compared crates when the run measured them.
     pub fn bp_channels(&self) -> Vec<&'static str> {
         crate::run::bp_all()
-            .filter(|&c| {
-                BP_CHANNELS.contains(&c) || self.runs.iter().any(|r| r.channel == c)
-            })
+            .filter(|&c| BP_CHANNELS.contains(&c) || self.runs.iter().any(|r| r.channel == c))
             .collect()
     }
 

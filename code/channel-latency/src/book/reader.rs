@@ -276,9 +276,7 @@ fn under_back_pressure(d: &Data) -> Option<Vec<Candidate>> {
             per_setting.push(row);
         }
     }
-    let fastest = |row: &Vec<f64>| {
-        (0..row.len()).min_by(|&a, &b| row[a].total_cmp(&row[b]))
-    };
+    let fastest = |row: &Vec<f64>| (0..row.len()).min_by(|&a, &b| row[a].total_cmp(&row[b]));
     let first = fastest(per_setting.first()?)?;
     if per_setting.iter().any(|row| fastest(row) != Some(first)) {
         return None;

@@ -16,7 +16,6 @@ use crate::{
     sweep_sampling, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
 
-
 pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let profile = lab.profile();
     let sampling = sweep_sampling(profile);
