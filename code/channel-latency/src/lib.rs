@@ -56,6 +56,11 @@ pub const CAPACITY: usize = 1000;
 /// number, which the receiver reads back to prove what arrived.
 pub const PAYLOAD_SIZES: [usize; 8] = [8, 64, 256, 512, 1024, 4096, 16384, 32768];
 
+/// The sizes the compared crates (`Variant::COMPARED`) are measured at:
+/// the smallest and the largest, where the page's picks are, and two
+/// between, evenly spread on the log scale.
+pub const COMPARED_SIZES: [usize; 4] = [8, 256, 4096, 32768];
+
 /// What carries the bursts in experiment A.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -107,10 +112,24 @@ impl Variant {
         }
     }
 
-    /// Points of the sweep at one size: every variant with its carries
-    /// (the memcpy floor not counted).
-    pub fn points_per_size() -> usize {
-        Variant::ALL.iter().map(|v| v.carries().len()).sum()
+    /// The payload sizes the sweep measures this variant at: every size,
+    /// except the compared crates, which decide no verdict and are
+    /// measured at [`COMPARED_SIZES`] to keep the profiles' time.
+    pub fn sizes(self) -> &'static [usize] {
+        if Variant::COMPARED.contains(&self) {
+            &COMPARED_SIZES
+        } else {
+            &PAYLOAD_SIZES
+        }
+    }
+
+    /// Points of one pass of the sweep: every variant with its carries at
+    /// its sizes (the memcpy floors not counted).
+    pub fn points_per_pass() -> usize {
+        Variant::ALL
+            .iter()
+            .map(|v| v.carries().len() * v.sizes().len())
+            .sum()
     }
 
     /// The id stored in results files.
@@ -216,9 +235,13 @@ pub const BOUNDS: [usize; 3] = [1, 100, 1000];
 /// Messages sent through the channel per back-pressure point, split evenly
 /// over the producers. The published run sent 100,000 per task; what the
 /// latency measures depends on tasks and bound, not on the run's length,
-/// once the queue has reached its steady state.
+/// once the queue has reached its steady state. These long runs are one
+/// run per setting: on LAT-5's and LAT-6's maps their row has no interval
+/// and decides nothing (the ladder's repeats decide), so they are a
+/// quarter (full) and half (quick) of what they were before the compared
+/// channels joined them.
 pub fn backpressure_messages(profile: Profile) -> usize {
-    profile.pick(20_000, 400_000, 4_000_000)
+    profile.pick(20_000, 200_000, 1_000_000)
 }
 
 /// How long a back-pressure point may run before it counts as hung.

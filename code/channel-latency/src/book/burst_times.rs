@@ -14,9 +14,10 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     header.push("memcpy floor");
     let mut t = Table::new(
         format!(
-            "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}.",
+            "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}. flume and async-channel, compared beside the published pairs, are measured at {} only (–: not measured).",
             machine_of(run),
-            runtime_a(d)
+            runtime_a(d),
+            crate::COMPARED_SIZES.map(super::size_label).join(", ")
         ),
         &header,
     );
@@ -54,7 +55,8 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         if Variant::COMPARED.contains(&v) && d.point(v, Carry::Array, PAYLOAD_SIZES[0]).is_err() {
             continue;
         }
-        let points = PAYLOAD_SIZES
+        let points = v
+            .sizes()
             .iter()
             .map(|&b| Ok(band(b as f64, &d.median(v, Carry::Array, b)?, 1e3)))
             .collect::<Result<Vec<_>>>()?;

@@ -61,14 +61,16 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
     t.push(same(
         "A: channels and payload kinds",
         format!(
-            "{}: [u8; N]; {}: also Box<[u8; N]>",
+            "{}: [u8; N]; {}: also Box<[u8; N]>; {} at {} only",
             Variant::ALL.map(|v| v.label()).join(", "),
             Variant::ALL
                 .iter()
                 .filter(|v| v.carries().contains(&Carry::Boxed))
                 .map(|v| v.label())
                 .collect::<Vec<_>>()
-                .join(" and ")
+                .join(" and "),
+            Variant::COMPARED.map(|v| v.label()).join(", "),
+            crate::COMPARED_SIZES.map(|b| b.to_string()).join(", ") + " B"
         ),
     ));
     t.push(row(
@@ -202,7 +204,7 @@ pub(super) fn sampling(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut t = Table::new(
         format!(
             "What each results file's sampling bought in experiment A: the half-width of criterion's 95 % interval on the median, relative to the median, over all {} points; and the whole run's wall time. The published run: {}.",
-            PAYLOAD_SIZES.len() * (Variant::points_per_size() + 1),
+            Variant::points_per_pass() + PAYLOAD_SIZES.len(),
             published::payload(book)?.description
         ),
         &[
