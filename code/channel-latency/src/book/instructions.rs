@@ -143,12 +143,18 @@ fn compared(run: &harness::Run<Data>) -> Result<Option<Block>> {
             let Some(n) = d.per_message(v.id(), "array", bytes) else {
                 continue;
             };
-            let time = d
-                .point(v, Carry::Array, bytes)
-                .and_then(|p| Ok((p, d.point(Variant::Crossbeam, Carry::Array, bytes)?)))
-                .map(|(p, c)| {
-                    harness::stats::ratio(&p.timing, &c.timing, harness::stats::Statistic::Median)
-                });
+            // Crossbeam's row is the base: no ratio of it to itself.
+            let time = match (
+                d.point(v, Carry::Array, bytes),
+                d.point(Variant::Crossbeam, Carry::Array, bytes),
+            ) {
+                (Ok(p), Ok(c)) if v != Variant::Crossbeam => Some(harness::stats::ratio(
+                    &p.timing,
+                    &c.timing,
+                    harness::stats::Statistic::Median,
+                )),
+                _ => None,
+            };
             t.push(vec![
                 Cell::size(bytes as u64),
                 Cell::from(v.label()),

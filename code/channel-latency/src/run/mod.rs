@@ -106,11 +106,11 @@ pub struct BurstProfile {
     pub stacks: harness::stacks::Stacks,
 }
 
-/// Experiment B's channels, in table order: the published pair, which
-/// its claims and its ladder compare.
+/// Experiment B's channels, in table order.
 pub const BP_CHANNELS: [&str; 2] = ["tokio", "kanal-async"];
 
-/// Experiment B's comparisons (issue 44): flume's async end and
+/// Experiment B's comparisons (issue 44) beside the published pair above,
+/// which its claims and its ladder compare: flume's async end and
 /// async-channel, measured in the fair grid only (not on the ladder), and
 /// absent from results files from before them.
 pub const BP_COMPARED: [&str; 2] = ["flume-async", "async-channel"];
