@@ -79,6 +79,69 @@ impl AsyncChannel for KanalAsync {
     }
 }
 
+/// flume's bounded channel through its async end: a comparison beside the
+/// published pair, no claim rests on it.
+pub struct FlumeAsync;
+
+impl AsyncChannel for FlumeAsync {
+    type Tx = flume::Sender<Stamp>;
+    type Rx = flume::Receiver<Stamp>;
+    const ID: &'static str = "flume-async";
+
+    fn open(bound: usize) -> (Self::Tx, Self::Rx) {
+        flume::bounded(bound)
+    }
+
+    async fn send(tx: &Self::Tx, msg: Stamp) -> bool {
+        tx.send_async(msg).await.is_ok()
+    }
+
+    async fn recv(rx: &mut Self::Rx) -> Option<Stamp> {
+        rx.recv_async().await.ok()
+    }
+}
+
+/// async-channel's bounded channel: a comparison beside the published pair.
+pub struct AsyncChannelBounded;
+
+impl AsyncChannel for AsyncChannelBounded {
+    type Tx = async_channel::Sender<Stamp>;
+    type Rx = async_channel::Receiver<Stamp>;
+    const ID: &'static str = "async-channel";
+
+    fn open(bound: usize) -> (Self::Tx, Self::Rx) {
+        async_channel::bounded(bound)
+    }
+
+    async fn send(tx: &Self::Tx, msg: Stamp) -> bool {
+        tx.send(msg).await.is_ok()
+    }
+
+    async fn recv(rx: &mut Self::Rx) -> Option<Stamp> {
+        rx.recv().await.ok()
+    }
+}
+
+/// Runs experiment B's fair point on the channel named `channel` (an id of
+/// `BP_CHANNELS` or `BP_COMPARED`).
+pub fn run_named(
+    channel: &str,
+    tasks: usize,
+    messages_per_task: usize,
+    bound: usize,
+    limit: Duration,
+) -> Result<Run> {
+    match channel {
+        Tokio::ID => run::<Tokio>(tasks, messages_per_task, bound, limit),
+        KanalAsync::ID => run::<KanalAsync>(tasks, messages_per_task, bound, limit),
+        FlumeAsync::ID => run::<FlumeAsync>(tasks, messages_per_task, bound, limit),
+        AsyncChannelBounded::ID => {
+            run::<AsyncChannelBounded>(tasks, messages_per_task, bound, limit)
+        }
+        other => bail!("experiment B has no channel {other}"),
+    }
+}
+
 /// A latency distribution as stored in the results: HDR histogram summary, ns.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Latencies {
@@ -453,6 +516,24 @@ mod tests {
         assert_eq!(run.received, 4);
         assert_eq!(run.dequeued_before_send_returned, 1);
         assert_eq!(run.enqueue_to_dequeue.count, 4);
+    }
+
+    #[test]
+    fn every_channel_of_experiment_b_delivers_each_message_once() {
+        let limit = Duration::from_secs(60);
+        for channel in crate::run::BP_CHANNELS
+            .into_iter()
+            .chain(crate::run::BP_COMPARED)
+        {
+            for bound in [1, 100] {
+                let r = run_named(channel, 8, 250, bound, limit).unwrap();
+                assert_eq!(r.channel, channel);
+                assert_eq!(r.received, 2000);
+                assert_eq!(r.before_send.count, 2000);
+                assert_eq!(r.enqueue_to_dequeue.count, 2000);
+            }
+        }
+        assert!(run_named("nothing", 1, 1, 1, limit).is_err());
     }
 
     #[test]

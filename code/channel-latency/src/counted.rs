@@ -1,14 +1,19 @@
 //! Experiment A's bursts for callgrind to count (`harness::counts`): tokio
 //! mpsc in one task on a current-thread runtime, and crossbeam on the
-//! calling thread, both single-threaded. A count is the instructions the
+//! calling thread, both single-threaded; the compared crates (flume's two
+//! ends, async-channel) the same way at the smallest and largest payload. A count is the instructions the
 //! burst executes: the same on every run of one binary, whatever else the
 //! machine is doing, and blind to cache misses, which is the point of
 //! showing it beside the time.
 use harness::counts::{counted, Counted};
 use harness::Profile;
 
+use crate::async_channel_bounded::AsyncChannelBounded;
 use crate::crossbeam_bounded::CrossbeamBounded;
+use crate::flume_async::FlumeAsync;
+use crate::flume_sync::FlumeSync;
 use crate::payload::{burst_checksum, Payload};
+use crate::sweep::{AsyncBurst, SyncBurst};
 use crate::tokio_mpsc::TokioMpsc;
 use crate::{BURST, CAPACITY};
 
@@ -46,6 +51,53 @@ fn crossbeam_bursts<P: Payload>(bursts: u64) {
     assert!(chan.is_drained(), "messages were left in the channel");
 }
 // ANCHOR_END: counted
+
+/// `bursts` bursts of a compared sync channel, counted like crossbeam's.
+fn sync_bursts<P: Payload, C: SyncBurst<P>>(mut chan: C, bursts: u64, what: &str) {
+    let mut stock = P::stock(BURST);
+    let right = counted(|| {
+        let mut right = 0;
+        for _ in 0..bursts {
+            right += u64::from(chan.burst(&mut stock, BURST) == burst_checksum(BURST));
+        }
+        right
+    });
+    assert_eq!(right, bursts, "a {what} burst returned the wrong sum");
+    assert!(chan.is_drained(), "messages were left in the channel");
+}
+
+/// `bursts` bursts of a compared async channel, counted like tokio's.
+fn async_bursts<P: Payload, C: AsyncBurst<P>>(mut chan: C, bursts: u64, what: &str) {
+    let rt = crate::sweep::current_thread_runtime().expect("a current-thread runtime");
+    let mut stock = P::stock(BURST);
+    let right = counted(|| {
+        rt.block_on(async {
+            let mut right = 0;
+            for _ in 0..bursts {
+                right += u64::from(chan.burst(&mut stock, BURST).await == burst_checksum(BURST));
+            }
+            right
+        })
+    });
+    assert_eq!(right, bursts, "a {what} burst returned the wrong sum");
+    assert!(chan.is_drained(), "messages were left in the channel");
+}
+
+fn flume_sync_bursts<P: Payload>(bursts: u64) {
+    sync_bursts::<P, _>(FlumeSync::<P>::new(CAPACITY), bursts, "flume (sync)");
+}
+
+fn flume_async_bursts<P: Payload>(bursts: u64) {
+    async_bursts::<P, _>(FlumeAsync::<P>::new(CAPACITY), bursts, "flume (async)");
+}
+
+fn async_channel_bursts<P: Payload>(bursts: u64) {
+    async_bursts::<P, _>(
+        AsyncChannelBounded::<P>::new(CAPACITY),
+        bursts,
+        "async-channel",
+    );
+}
 
 /// What a case counts: its channel, payload carry and size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +190,48 @@ cases!(
         32768,
         crossbeam_bursts::<Box<[u8; 32768]>>
     ),
+    (
+        "flume-sync-8",
+        "flume-sync",
+        "array",
+        8,
+        flume_sync_bursts::<[u8; 8]>
+    ),
+    (
+        "flume-async-8",
+        "flume-async",
+        "array",
+        8,
+        flume_async_bursts::<[u8; 8]>
+    ),
+    (
+        "async-channel-8",
+        "async-channel",
+        "array",
+        8,
+        async_channel_bursts::<[u8; 8]>
+    ),
+    (
+        "flume-sync-32768",
+        "flume-sync",
+        "array",
+        32768,
+        flume_sync_bursts::<[u8; 32768]>
+    ),
+    (
+        "flume-async-32768",
+        "flume-async",
+        "array",
+        32768,
+        flume_async_bursts::<[u8; 32768]>
+    ),
+    (
+        "async-channel-32768",
+        "async-channel",
+        "array",
+        32768,
+        async_channel_bursts::<[u8; 32768]>
+    ),
 );
 
 /// The case named `name`.
@@ -147,13 +241,15 @@ pub fn case(name: &str) -> Option<&'static Case> {
 
 /// The cases a profile counts: Valgrind runs the work tens of times
 /// slower, so smoke counts the smallest payload only and quick leaves out
-/// the middle sizes.
+/// the middle sizes, and the compared crates' 32 KiB bursts (each about ten
+/// seconds under Valgrind), which only full counts.
 pub fn cases_for(profile: Profile) -> Vec<&'static Case> {
+    let compared = |c: &Case| crate::Variant::COMPARED.iter().any(|v| v.id() == c.channel);
     CASES
         .iter()
         .filter(|c| match profile {
             Profile::Smoke => c.bytes == 8,
-            Profile::Quick => c.bytes == 8 || c.bytes == 32768,
+            Profile::Quick => c.bytes == 8 || (c.bytes == 32768 && !compared(c)),
             Profile::Full => true,
         })
         .collect()
@@ -185,18 +281,29 @@ mod tests {
             assert_eq!(c.name, k.name);
             assert!(k.about.contains(c.channel) && k.about.contains(c.carry));
             (k.run)(2);
-            // Each tokio case has its crossbeam counterpart.
-            let other = if c.channel == "tokio" {
-                "crossbeam"
-            } else {
+            // Each case has crossbeam's counterpart, and each crossbeam
+            // case tokio's.
+            let other = if c.channel == "crossbeam" {
                 "tokio"
+            } else {
+                "crossbeam"
             };
             assert!(CASES
                 .iter()
                 .any(|o| o.channel == other && o.carry == c.carry && o.bytes == c.bytes));
         }
         assert_eq!(case("tokio-8").unwrap().bytes, 8);
+        assert_eq!(case("flume-async-32768").unwrap().channel, "flume-async");
         assert!(case("flume-8").is_none());
+        // Every compared crate is counted at the smallest and the largest
+        // payload, where the page's picks are.
+        for v in crate::Variant::COMPARED {
+            for bytes in [8, 32768] {
+                assert!(CASES
+                    .iter()
+                    .any(|c| c.channel == v.id() && c.bytes == bytes));
+            }
+        }
         assert!(cases_for(Profile::Smoke).iter().all(|c| c.bytes == 8));
         assert_eq!(cases_for(Profile::Full).len(), CASES.len());
     }

@@ -4,17 +4,20 @@
 //! - **A, the payload sweep**: one *burst* is [`BURST`] sends into a bounded
 //!   channel of capacity [`CAPACITY`], then as many receives, all in one
 //!   thread (one task on a current-thread tokio runtime for the async
-//!   channels). Payloads are `[u8; N]` (copied through the channel) and
-//!   `Box<[u8; N]>` (only a pointer moves) for every N in [`PAYLOAD_SIZES`].
+//!   channels). Payloads are `[u8; N]` (copied through the channel) for
+//!   every N in [`PAYLOAD_SIZES`], and `Box<[u8; N]>` (only a pointer
+//!   moves) for tokio and crossbeam (`Variant::carries`).
 //!   Two floors frame the channels: the same burst through a plain `Vec`
 //!   (no synchronisation at all) and one `memcpy` of `BURST * N` bytes. The
 //!   tokio/crossbeam ratio the verdicts rest on is timed [`head_to_head`]:
 //!   the two channels' by-value bursts alternate in one loop.
 //! - **B, back-pressure**: `T` producer tasks x `M` messages through one
-//!   bounded channel, tokio vs kanal async, every message's latency recorded
-//!   two ways (see [`backpressure`]).
+//!   bounded channel, tokio vs kanal async (with flume's async end and
+//!   async-channel beside them as comparisons), every message's latency
+//!   recorded two ways (see [`backpressure`]).
 //! - **C, cross-machine**: experiment A's tokio/crossbeam ratio per machine;
 //!   the data is per-machine results files, the comparison is in [`book`].
+pub mod async_channel_bounded;
 pub mod backpressure;
 pub mod backpressure_ladder;
 pub mod backpressure_published;
@@ -24,6 +27,8 @@ pub mod cache;
 pub mod counted;
 pub mod crossbeam_bounded;
 pub mod drivers;
+pub mod flume_async;
+pub mod flume_sync;
 pub mod head_to_head;
 pub mod kanal_async;
 pub mod kanal_sync;
@@ -54,6 +59,11 @@ pub const CAPACITY: usize = 1000;
 /// number, which the receiver reads back to prove what arrived.
 pub const PAYLOAD_SIZES: [usize; 8] = [8, 64, 256, 512, 1024, 4096, 16384, 32768];
 
+/// The sizes the compared crates (`Variant::COMPARED`) are measured at:
+/// the smallest and the largest, where the page's picks are, and two
+/// between, evenly spread on the log scale.
+pub const COMPARED_SIZES: [usize; 4] = [8, 256, 4096, 32768];
+
 /// What carries the bursts in experiment A.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -62,19 +72,68 @@ pub enum Variant {
     KanalSync,
     KanalAsync,
     StdSyncChannel,
+    /// flume's bounded channel, its blocking end (`send`, `recv`).
+    FlumeSync,
+    /// flume's bounded channel, its async end (`send_async`, `recv_async`).
+    FlumeAsync,
+    /// async-channel's bounded channel.
+    AsyncChannel,
     /// A `Vec` standing in for the channel: the work of a burst with no synchronisation.
     VecFloor,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 9] = [
         Variant::TokioMpsc,
         Variant::Crossbeam,
         Variant::KanalSync,
         Variant::KanalAsync,
         Variant::StdSyncChannel,
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
         Variant::VecFloor,
     ];
+
+    /// The channels readers choose between, compared in the sweep and in
+    /// experiment B beside the published pairs (issue 44): no claim rests
+    /// on them, and a results file from before them has none.
+    pub const COMPARED: [Variant; 3] = [
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
+    ];
+
+    /// The payload carries the sweep measures this variant with. Only
+    /// tokio's and crossbeam's boxed bursts are read (the copy against
+    /// coordination table, the instruction table and the large-payload
+    /// table compare the two); every other variant is measured by value.
+    pub fn carries(self) -> &'static [Carry] {
+        match self {
+            Variant::TokioMpsc | Variant::Crossbeam => &Carry::ALL,
+            _ => &[Carry::Array],
+        }
+    }
+
+    /// The payload sizes the sweep measures this variant at: every size,
+    /// except the compared crates, which decide no verdict and are
+    /// measured at [`COMPARED_SIZES`] to keep the profiles' time.
+    pub fn sizes(self) -> &'static [usize] {
+        if Variant::COMPARED.contains(&self) {
+            &COMPARED_SIZES
+        } else {
+            &PAYLOAD_SIZES
+        }
+    }
+
+    /// Points of one pass of the sweep: every variant with its carries at
+    /// its sizes (the memcpy floors not counted).
+    pub fn points_per_pass() -> usize {
+        Variant::ALL
+            .iter()
+            .map(|v| v.carries().len() * v.sizes().len())
+            .sum()
+    }
 
     /// The id stored in results files.
     pub fn id(self) -> &'static str {
@@ -84,6 +143,9 @@ impl Variant {
             Variant::KanalSync => "kanal-sync",
             Variant::KanalAsync => "kanal-async",
             Variant::StdSyncChannel => "std-sync-channel",
+            Variant::FlumeSync => "flume-sync",
+            Variant::FlumeAsync => "flume-async",
+            Variant::AsyncChannel => "async-channel",
             Variant::VecFloor => "vec-floor",
         }
     }
@@ -96,12 +158,18 @@ impl Variant {
             Variant::KanalSync => "kanal (sync)",
             Variant::KanalAsync => "kanal (async)",
             Variant::StdSyncChannel => "std sync_channel",
+            Variant::FlumeSync => "flume (sync)",
+            Variant::FlumeAsync => "flume (async)",
+            Variant::AsyncChannel => "async-channel",
             Variant::VecFloor => "Vec (no channel)",
         }
     }
 
     pub fn is_async(self) -> bool {
-        matches!(self, Variant::TokioMpsc | Variant::KanalAsync)
+        matches!(
+            self,
+            Variant::TokioMpsc | Variant::KanalAsync | Variant::FlumeAsync | Variant::AsyncChannel
+        )
     }
 
     pub fn from_id(id: &str) -> Option<Variant> {
@@ -170,9 +238,13 @@ pub const BOUNDS: [usize; 3] = [1, 100, 1000];
 /// Messages sent through the channel per back-pressure point, split evenly
 /// over the producers. The published run sent 100,000 per task; what the
 /// latency measures depends on tasks and bound, not on the run's length,
-/// once the queue has reached its steady state.
+/// once the queue has reached its steady state. These long runs are one
+/// run per setting: on LAT-5's and LAT-6's maps their row has no interval
+/// and decides nothing (the ladder's repeats decide), so they are a
+/// quarter (full) and half (quick) of what they were before the compared
+/// channels joined them.
 pub fn backpressure_messages(profile: Profile) -> usize {
-    profile.pick(20_000, 400_000, 4_000_000)
+    profile.pick(20_000, 200_000, 1_000_000)
 }
 
 /// How long a back-pressure point may run before it counts as hung.

@@ -18,7 +18,10 @@ use harness::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
+use crate::async_channel_bounded::AsyncChannelBounded;
 use crate::crossbeam_bounded::CrossbeamBounded;
+use crate::flume_async::FlumeAsync;
+use crate::flume_sync::FlumeSync;
 use crate::kanal_async::KanalAsync;
 use crate::kanal_sync::KanalSync;
 use crate::memcpy_floor::MemcpyFloor;
@@ -93,13 +96,13 @@ impl MemcpyPoint {
 }
 
 /// A channel driven synchronously, in one thread.
-pub(crate) trait SyncBurst<P: Payload> {
+pub trait SyncBurst<P: Payload> {
     fn burst(&mut self, stock: &mut P::Stock, n: usize) -> u64;
     fn is_drained(&mut self) -> bool;
 }
 
 /// A channel driven by one task on a current-thread runtime.
-pub(crate) trait AsyncBurst<P: Payload> {
+pub trait AsyncBurst<P: Payload> {
     fn burst<'a>(&'a mut self, stock: &'a mut P::Stock, n: usize) -> impl Future<Output = u64>;
     fn is_drained(&mut self) -> bool;
 }
@@ -116,7 +119,13 @@ macro_rules! sync_burst {
         }
     )*};
 }
-sync_burst!(CrossbeamBounded, KanalSync, StdSyncChannel, VecFloor);
+sync_burst!(
+    CrossbeamBounded,
+    KanalSync,
+    StdSyncChannel,
+    FlumeSync,
+    VecFloor
+);
 
 macro_rules! async_burst {
     ($($ty:ident),*) => {$(
@@ -130,7 +139,7 @@ macro_rules! async_burst {
         }
     )*};
 }
-async_burst!(TokioMpsc, KanalAsync);
+async_burst!(TokioMpsc, KanalAsync, FlumeAsync, AsyncChannelBounded);
 
 /// Counts what the timed loop saw, checked once criterion is done with it.
 #[derive(Default)]
@@ -265,6 +274,19 @@ fn point<P: Payload>(
         Variant::KanalAsync => {
             let (t, n, p) = time_async(KanalAsync::<P>::new(CAPACITY), rt, lab, sampling, &id)?;
             (t, n, Some(p))
+        }
+        Variant::FlumeAsync => {
+            let (t, n, p) = time_async(FlumeAsync::<P>::new(CAPACITY), rt, lab, sampling, &id)?;
+            (t, n, Some(p))
+        }
+        Variant::AsyncChannel => {
+            let chan = AsyncChannelBounded::<P>::new(CAPACITY);
+            let (t, n, p) = time_async(chan, rt, lab, sampling, &id)?;
+            (t, n, Some(p))
+        }
+        Variant::FlumeSync => {
+            let (t, n) = time_sync(FlumeSync::<P>::new(CAPACITY), lab, sampling, &id)?;
+            (t, n, None)
         }
         Variant::Crossbeam => {
             let (t, n) = time_sync(CrossbeamBounded::<P>::new(CAPACITY), lab, sampling, &id)?;

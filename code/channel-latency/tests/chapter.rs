@@ -618,3 +618,63 @@ fn the_verdicts_rest_on_the_head_to_head_ratio() {
         );
     }
 }
+
+/// What the summary list picks for the situation whose words contain
+/// `situation`: the text after the situation, up to the reasons.
+fn picked(md: &str, situation: &str) -> Option<String> {
+    let line = md.lines().find(|l| l.contains(situation))?;
+    let after = line.split("</strong>: ").nth(1)?;
+    Some(after.split(". the lowest").next()?.to_string())
+}
+
+#[test]
+fn what_to_use_picks_follow_the_results() {
+    use channel_latency::{Carry, Variant};
+    let run = smoke();
+    let situation = "async end (<code>.await</code> on either side), tiny messages (8 B by value)";
+    let (_dir, store) = store_with(&[run]);
+    let before = render_exhibit::<ChannelLatency>("summary-list", &store).unwrap();
+    // The async ends at 8 B, fastest first, as the sweep measured them.
+    let mut ranked: Vec<(Variant, f64)> = [
+        Variant::TokioMpsc,
+        Variant::KanalAsync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
+    ]
+    .into_iter()
+    .map(|v| (v, run.data.median(v, Carry::Array, 8).unwrap().point_ns))
+    .collect();
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (best, next) = (ranked[0].0, ranked[1].0);
+    assert_eq!(
+        picked(&before, situation).as_deref(),
+        Some(best.label()),
+        "{before}"
+    );
+    // Swap the two fastest channels' numbers: the pick must follow them.
+    let mut data = run.data.clone();
+    let at = |d: &Data, v: Variant| {
+        d.points
+            .iter()
+            .position(|p| p.variant == v.id() && p.carry == "array" && p.bytes == 8)
+            .unwrap()
+    };
+    let (i, j) = (at(&data, best), at(&data, next));
+    let (a, b) = (data.points[i].clone(), data.points[j].clone());
+    data.points[i].timing = b.timing;
+    data.points[i].bursts_checked = b.bursts_checked;
+    data.points[j].timing = a.timing;
+    data.points[j].bursts_checked = a.bursts_checked;
+    let swapped =
+        ResultsFile::new("channel-latency", run.provenance.clone(), data).expect("sealed");
+    let (_dir, store) = store_with(&[&swapped]);
+    let after = render_exhibit::<ChannelLatency>("summary-list", &store).unwrap();
+    assert_eq!(
+        picked(&after, situation).as_deref(),
+        Some(next.label()),
+        "{after}"
+    );
+    // The picks are comparisons: none names a claim.
+    let line = after.lines().find(|l| l.contains(situation)).unwrap();
+    assert!(!line.contains("the verdict on"), "{line}");
+}

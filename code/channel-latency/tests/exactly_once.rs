@@ -3,8 +3,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use channel_latency::async_channel_bounded::AsyncChannelBounded;
 use channel_latency::backpressure::{self, AsyncChannel, KanalAsync, Tokio};
 use channel_latency::crossbeam_bounded::CrossbeamBounded;
+use channel_latency::flume_async::FlumeAsync;
+use channel_latency::flume_sync::FlumeSync;
 use channel_latency::kanal_async::KanalAsync as KanalAsyncBurst;
 use channel_latency::kanal_sync::KanalSync;
 use channel_latency::payload::{burst_checksum, Payload};
@@ -98,6 +101,38 @@ fn every_burst_channel_delivers_each_message_once() {
     sync_case!("Vec floor", VecFloor);
     async_case!("tokio mpsc", TokioMpsc);
     async_case!("kanal async", KanalAsyncBurst);
+    sync_case!("flume sync", FlumeSync);
+    async_case!("flume async", FlumeAsync);
+    async_case!("async-channel", AsyncChannelBounded);
+}
+
+/// A channel that loses one message of every burst: the checks above
+/// must catch it.
+struct Lossy<P>(CrossbeamBounded<P>);
+
+impl<P: Payload> Lossy<P> {
+    fn new(capacity: usize) -> Self {
+        Lossy(CrossbeamBounded::new(capacity))
+    }
+
+    fn burst(&mut self, stock: &mut P::Stock, n: usize) -> u64 {
+        // One message fewer goes in; the burst still "receives" n - 1.
+        self.0.burst(stock, n - 1)
+    }
+
+    fn is_drained(&mut self) -> bool {
+        self.0.is_drained()
+    }
+}
+
+#[test]
+#[should_panic(expected = "arrived 0 times")]
+fn a_channel_that_loses_a_message_fails_the_check() {
+    let mut chan = Lossy::<Tracked>::new(CAPACITY);
+    let mut stock = Tracked::stock(BURST);
+    let sums: Vec<u64> = (0..ROUNDS).map(|_| chan.burst(&mut stock, BURST)).collect();
+    assert!(chan.is_drained());
+    assert_each_once_per_round("lossy", &stock, &sums);
 }
 
 #[test]
@@ -154,6 +189,16 @@ fn tokio_backpressure_delivers_each_message_once() {
 #[test]
 fn kanal_backpressure_delivers_each_message_once() {
     backpressure_grid::<KanalAsync>();
+}
+
+#[test]
+fn flume_backpressure_delivers_each_message_once() {
+    backpressure_grid::<backpressure::FlumeAsync>();
+}
+
+#[test]
+fn async_channel_backpressure_delivers_each_message_once() {
+    backpressure_grid::<backpressure::AsyncChannelBounded>();
 }
 
 #[test]

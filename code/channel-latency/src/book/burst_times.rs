@@ -14,16 +14,22 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     header.push("memcpy floor");
     let mut t = Table::new(
         format!(
-            "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}.",
+            "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}. flume and async-channel, compared beside the published pairs, are measured at {} only (–: not measured).",
             machine_of(run),
-            runtime_a(d)
+            runtime_a(d),
+            crate::COMPARED_SIZES.map(super::size_label).join(", ")
         ),
         &header,
     );
     for bytes in PAYLOAD_SIZES {
         let mut row = vec![Cell::size(bytes as u64)];
         for v in Variant::ALL {
-            row.push(Cell::time(&d.median(v, Carry::Array, bytes)?));
+            // A file from before the compared crates has none of them.
+            row.push(match d.median(v, Carry::Array, bytes) {
+                Ok(e) => Cell::time(&e),
+                Err(_) if Variant::COMPARED.contains(&v) => Cell::from("–"),
+                Err(e) => return Err(e),
+            });
         }
         row.push(Cell::time(&d.memcpy(bytes)?.median));
         t.push(row);
@@ -39,11 +45,18 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
         Variant::Crossbeam,
         Variant::KanalAsync,
         Variant::StdSyncChannel,
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
         Variant::VecFloor,
     ];
     let mut series = Vec::new();
     for v in shown {
-        let points = PAYLOAD_SIZES
+        if Variant::COMPARED.contains(&v) && d.point(v, Carry::Array, PAYLOAD_SIZES[0]).is_err() {
+            continue;
+        }
+        let points = v
+            .sizes()
             .iter()
             .map(|&b| Ok(band(b as f64, &d.median(v, Carry::Array, b)?, 1e3)))
             .collect::<Result<Vec<_>>>()?;

@@ -12,6 +12,7 @@ use crate::backpressure::Latencies;
 use crate::backpressure_ladder::{rung, RUNGS};
 use crate::counted::case;
 use crate::methods::{method, METHODS};
+use crate::run::BP_COMPARED;
 use crate::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
 
 pub fn check(data: &Data) -> Result<()> {
@@ -258,9 +259,11 @@ fn check_latencies(what: &str, l: &Latencies, received: u64) -> Result<()> {
     Ok(())
 }
 
-/// Experiment A's sweep: every variant, carry and size once, every burst
-/// checked, polls recorded by the async variants alone, and a memcpy floor
-/// per size.
+/// Experiment A's sweep: every variant with each of its carries at every
+/// size once, every burst checked, polls recorded by the async variants
+/// alone, and a memcpy floor per size. The compared crates
+/// (`Variant::COMPARED`) are all there or, in a file from before them, all
+/// absent.
 fn check_sweep(data: &Data) -> Result<()> {
     let s = &data.sweep;
     ensure!(
@@ -303,9 +306,16 @@ fn check_sweep(data: &Data) -> Result<()> {
             (false, Some(_)) => bail!("{what}: a sync variant records no polls"),
         }
     }
+    let compared = data
+        .points
+        .iter()
+        .any(|p| Variant::COMPARED.iter().any(|v| v.id() == p.variant));
     for variant in Variant::ALL {
-        for carry in Carry::ALL {
-            for bytes in PAYLOAD_SIZES {
+        if Variant::COMPARED.contains(&variant) && !compared {
+            continue;
+        }
+        for &carry in variant.carries() {
+            for &bytes in variant.sizes() {
                 data.point(variant, carry, bytes)?;
             }
         }
@@ -377,7 +387,18 @@ fn check_backpressure(data: &Data) -> Result<()> {
         b.tasks,
         b.bounds
     );
-    let expected = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len();
+    // The compared channels are all there, or (a file from before them)
+    // none is.
+    let compared = data
+        .runs
+        .iter()
+        .any(|r| BP_COMPARED.contains(&r.channel.as_str()));
+    let channels: Vec<&str> = if compared {
+        crate::run::bp_all().collect()
+    } else {
+        BP_CHANNELS.to_vec()
+    };
+    let expected = TASKS.len() * BOUNDS.len() * channels.len();
     ensure!(
         data.runs.len() == expected,
         "experiment B has {} runs, expected {expected}",
@@ -385,7 +406,7 @@ fn check_backpressure(data: &Data) -> Result<()> {
     );
     for tasks in TASKS {
         for bound in BOUNDS {
-            for channel in BP_CHANNELS {
+            for &channel in &channels {
                 let what = format!("experiment B {channel}, {tasks} tasks, bound {bound}");
                 let r = data.bp(channel, tasks, bound)?;
                 let total = (r.tasks * r.messages_per_task) as u64;

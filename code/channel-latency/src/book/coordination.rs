@@ -72,6 +72,17 @@ pub(super) fn polls(book: &Book<Data>) -> Result<Vec<Block>> {
     for run in &book.runs {
         let tokio = poll_counts(run, Variant::TokioMpsc);
         let kanal = poll_counts(run, Variant::KanalAsync);
+        let others: Vec<String> = [Variant::FlumeAsync, Variant::AsyncChannel]
+            .into_iter()
+            .map(|v| (v, poll_counts(run, v)))
+            .filter(|(_, counts)| !counts.is_empty())
+            .map(|(v, counts)| format!("{} with {}", times(&counts), v.label()))
+            .collect();
+        let others = if others.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", others.join(", "))
+        };
         let ops = 2 * BURST as u64;
         let per_yield = tokio
             .iter()
@@ -80,7 +91,7 @@ pub(super) fn polls(book: &Book<Data>) -> Result<Vec<Block>> {
             .map(|&n| format!("about one forced yield every {} operations", ops / (n - 1)))
             .unwrap_or_else(|| "no forced yield".into());
         out.push(Block::Text(format!(
-            "On {}, one burst ({} sends and {} receives, every one able to complete at once) was polled {} by the current-thread runtime with tokio mpsc ({per_yield}), and {} with kanal's async channel, over all payload sizes and both payload kinds. Pointer width: {} bits.",
+            "On {}, one burst ({} sends and {} receives, every one able to complete at once) was polled {} by the current-thread runtime with tokio mpsc ({per_yield}), {} with kanal's async channel{others}, over all payload sizes (and, for tokio, both payload kinds). Pointer width: {} bits.",
             machine_of(run),
             thousands(BURST as u64),
             thousands(BURST as u64),

@@ -6,7 +6,7 @@ use harness::{Block, Book, Cell, PerOp, Table, Unit};
 use super::other_ways::Source;
 use super::{machine_of, Data};
 use crate::counted::{case, CASES};
-use crate::{Carry, BURST};
+use crate::{Carry, Variant, BURST};
 
 impl Data {
     /// Instructions per message of the case with this channel, carry and size.
@@ -92,5 +92,77 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             per_burst.map_or(Cell::from("–"), |r| Cell::times(&r)),
         ]);
     }
-    Ok(vec![Block::Table(t)])
+    let mut blocks = vec![Block::Table(t)];
+    blocks.extend(compared(run)?);
+    Ok(blocks)
+}
+
+/// The channels readers choose between, counted at the sizes they were:
+/// instructions per message and their ratio to crossbeam's, beside the
+/// time ratio of the sweep (each channel timed alone, medians).
+fn compared(run: &harness::Run<Data>) -> Result<Option<Block>> {
+    let d = &run.data;
+    let channels = [
+        Variant::Crossbeam,
+        Variant::TokioMpsc,
+        Variant::FlumeSync,
+        Variant::FlumeAsync,
+        Variant::AsyncChannel,
+    ];
+    let mut sizes: Vec<usize> = Vec::new();
+    for c in CASES.iter().filter(|c| c.carry == "array") {
+        let counted = Variant::COMPARED
+            .iter()
+            .any(|v| v.id() == c.channel && d.per_message(c.channel, "array", c.bytes).is_some());
+        if counted && !sizes.contains(&c.bytes) {
+            sizes.push(c.bytes);
+        }
+    }
+    if sizes.is_empty() {
+        return Ok(None);
+    }
+    let mut t = Table::new(
+        format!(
+            "Instructions per message of the channels readers choose between, [u8; N], counted like the table above on {}: sync ends on the calling thread, async ends in one task on a current-thread runtime. Beside each count, its ratio to crossbeam's, and the ratio of the sweep's median times (each channel timed alone).",
+            machine_of(run)
+        ),
+        &[
+            "payload",
+            "channel",
+            "instructions",
+            "instructions / crossbeam",
+            "time / crossbeam",
+        ],
+    )
+    .left(&[1]);
+    for bytes in sizes {
+        let Some(base) = d.per_message("crossbeam", "array", bytes) else {
+            continue;
+        };
+        for v in channels {
+            let Some(n) = d.per_message(v.id(), "array", bytes) else {
+                continue;
+            };
+            // Crossbeam's row is the base: no ratio of it to itself.
+            let time = match (
+                d.point(v, Carry::Array, bytes),
+                d.point(Variant::Crossbeam, Carry::Array, bytes),
+            ) {
+                (Ok(p), Ok(c)) if v != Variant::Crossbeam => Some(harness::stats::ratio(
+                    &p.timing,
+                    &c.timing,
+                    harness::stats::Statistic::Median,
+                )),
+                _ => None,
+            };
+            t.push(vec![
+                Cell::size(bytes as u64),
+                Cell::from(v.label()),
+                Cell::Number(n, Unit::Plain),
+                Cell::ratio(n / base),
+                time.map_or(Cell::from("–"), |r| Cell::times(&r)),
+            ]);
+        }
+    }
+    Ok(Some(Block::Table(t)))
 }

@@ -34,6 +34,14 @@ pub use check::check;
 pub use claims::CLAIMS;
 
 impl Data {
+    /// Experiment B's channels in this run, in table order: the published
+    /// pair, then the compared crates when the run measured them.
+    pub fn bp_channels(&self) -> Vec<&'static str> {
+        crate::run::bp_all()
+            .filter(|&c| BP_CHANNELS.contains(&c) || self.runs.iter().any(|r| r.channel == c))
+            .collect()
+    }
+
     /// The ratio the verdicts rest on: tokio's time per burst over
     /// crossbeam's for a `[u8; N]` payload, timed head to head.
     pub fn tokio_over_crossbeam(&self, bytes: usize) -> Result<Estimate> {

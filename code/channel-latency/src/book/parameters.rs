@@ -58,6 +58,21 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
         "A: payload sizes",
         PAYLOAD_SIZES.map(|b| b.to_string()).join(", ") + " B",
     ));
+    t.push(same(
+        "A: channels and payload kinds",
+        format!(
+            "{}: [u8; N]; {}: also Box<[u8; N]>; {} at {} only",
+            Variant::ALL.map(|v| v.label()).join(", "),
+            Variant::ALL
+                .iter()
+                .filter(|v| v.carries().contains(&Carry::Boxed))
+                .map(|v| v.label())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            Variant::COMPARED.map(|v| v.label()).join(", "),
+            crate::COMPARED_SIZES.map(|b| b.to_string()).join(", ") + " B"
+        ),
+    ));
     t.push(row(
         "A: criterion per point",
         |p| {
@@ -109,7 +124,24 @@ pub(super) fn parameters(book: &Book<Data>) -> Result<Vec<Block>> {
                     sizes.push(s);
                 }
             }
-            Cell::Text(format!("tokio and crossbeam at {}", sizes.join(", ")))
+            let compared: Vec<String> = crate::counted::cases_for(p)
+                .iter()
+                .filter(|c| crate::Variant::COMPARED.iter().any(|v| v.id() == c.channel))
+                .map(|c| harness::Unit::Size.show(c.bytes as f64))
+                .fold(Vec::new(), |mut acc, s| {
+                    if !acc.contains(&s) {
+                        acc.push(s);
+                    }
+                    acc
+                });
+            let mut text = format!("tokio and crossbeam at {}", sizes.join(", "));
+            if !compared.is_empty() {
+                text.push_str(&format!(
+                    "; flume (both ends) and async-channel at {}",
+                    compared.join(", ")
+                ));
+            }
+            Cell::Text(text)
         },
         "–".into(),
     ));
@@ -172,7 +204,7 @@ pub(super) fn sampling(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut t = Table::new(
         format!(
             "What each results file's sampling bought in experiment A: the half-width of criterion's 95 % interval on the median, relative to the median, over all {} points; and the whole run's wall time. The published run: {}.",
-            PAYLOAD_SIZES.len() * (Variant::ALL.len() * Carry::ALL.len() + 1),
+            Variant::points_per_pass() + PAYLOAD_SIZES.len(),
             published::payload(book)?.description
         ),
         &[

@@ -4,18 +4,19 @@ use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
 
 use super::published::{self, Backpressure};
-use super::{machine_of, runtime_b, Data, BP_CHANNELS};
+use super::{machine_of, runtime_b, Data};
 use crate::backpressure::{Latencies, Run};
 use crate::{BOUNDS, TASKS};
 
 /// The published mean of `channel` at this setting, if the post gave one.
 fn published_mean(rows: &[Backpressure], channel: &str, tasks: usize, bound: usize) -> Option<f64> {
     let p = rows.iter().find(|p| p.tasks == tasks && p.bound == bound)?;
-    Some(if channel == "tokio" {
-        p.tokio_mean_ns
-    } else {
-        p.kanal_mean_ns
-    })
+    match channel {
+        "tokio" => Some(p.tokio_mean_ns),
+        "kanal-async" => Some(p.kanal_mean_ns),
+        // The post measured the pair alone.
+        _ => None,
+    }
 }
 
 /// The two ways of timing a message, as the figure labels them.
@@ -60,7 +61,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     .left(&[2]);
     for tasks in TASKS {
         for bound in BOUNDS {
-            for channel in BP_CHANNELS {
+            for channel in d.bp_channels() {
                 let r = d.bp(channel, tasks, bound)?;
                 let (b, q) = (&r.before_send, &r.enqueue_to_dequeue);
                 t.push(vec![
@@ -93,7 +94,7 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let tasks = TASKS[0];
     let mut series = Vec::new();
     for (label, pick) in WAYS {
-        for channel in BP_CHANNELS {
+        for channel in d.bp_channels() {
             let points = BOUNDS
                 .iter()
                 .map(|&bound| {
@@ -171,7 +172,7 @@ pub(super) fn littles_law(book: &Book<Data>) -> Result<Vec<Block>> {
     .left(&[2]);
     for tasks in TASKS {
         for bound in BOUNDS {
-            for channel in BP_CHANNELS {
+            for channel in d.bp_channels() {
                 let r = d.bp(channel, tasks, bound)?;
                 let in_flight = (tasks + bound) as f64;
                 let per_place = |c: &str| {

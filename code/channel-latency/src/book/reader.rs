@@ -3,13 +3,14 @@
 //! summary list that ends the page, all printed from the results.
 use anyhow::Result;
 use harness::claims::Reading;
-use harness::render::reader::{self, Advice};
+use harness::render::escape;
+use harness::render::reader::{self, pick_lowest, Advice, Candidate};
 use harness::{Block, Book, Estimate, Run, Unit, Verdict};
 use serde::Deserialize;
 
 use super::queue_ladder::{fair_step, settings};
 use super::{size_label, Data};
-use crate::PAYLOAD_SIZES;
+use crate::{Carry, Variant, BURST, PAYLOAD_SIZES, TASKS};
 
 /// A row of the published payload sweep (microseconds per iteration).
 #[derive(Deserialize)]
@@ -208,6 +209,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
             claim: Some("LAT-3".into()),
         });
     }
+    advice.extend(picks(d, &machine));
     if let Some(((low_at, low), _)) = back_pressure(d) {
         advice.push(Advice {
             chapter: String::new(),
@@ -223,4 +225,111 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
         });
     }
     Ok(vec![Block::Advice(advice)])
+}
+
+/// The channels a pick chooses between: the sync ends, or the async ones.
+const SYNC_ENDS: [Variant; 4] = [
+    Variant::Crossbeam,
+    Variant::KanalSync,
+    Variant::StdSyncChannel,
+    Variant::FlumeSync,
+];
+const ASYNC_ENDS: [Variant; 4] = [
+    Variant::TokioMpsc,
+    Variant::KanalAsync,
+    Variant::FlumeAsync,
+    Variant::AsyncChannel,
+];
+
+/// Each channel of `among` measured at `bytes` by value: its median time
+/// per message (a burst's over its messages) from the sweep.
+fn per_message(d: &Data, among: &[Variant], bytes: usize) -> Vec<Candidate> {
+    among
+        .iter()
+        .filter_map(|&v| {
+            let ns = d.median(v, Carry::Array, bytes).ok()?.point_ns / BURST as f64;
+            Some(Candidate {
+                name: escape(v.label()),
+                value: ns,
+                shown: format!("{} per message", harness::fmt::nanos(ns)),
+            })
+        })
+        .collect()
+}
+
+/// Each experiment B channel's time per message through the channel (the
+/// run's wall time over its messages), geometric mean over every tasks x
+/// bound setting, when it ran at all of them; and whether one channel was
+/// the fastest at every setting (else the data supports no pick).
+fn under_back_pressure(d: &Data) -> Option<Vec<Candidate>> {
+    let channels = d.bp_channels();
+    let mut per_setting: Vec<Vec<f64>> = Vec::new();
+    for tasks in TASKS {
+        for bound in crate::BOUNDS {
+            let row = channels
+                .iter()
+                .map(|c| {
+                    let r = d.bp(c, tasks, bound).ok()?;
+                    Some(r.wall_ns as f64 / r.received as f64)
+                })
+                .collect::<Option<Vec<f64>>>()?;
+            per_setting.push(row);
+        }
+    }
+    let fastest = |row: &Vec<f64>| (0..row.len()).min_by(|&a, &b| row[a].total_cmp(&row[b]));
+    let first = fastest(per_setting.first()?)?;
+    if per_setting.iter().any(|row| fastest(row) != Some(first)) {
+        return None;
+    }
+    Some(
+        channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let logs: f64 = per_setting.iter().map(|row| row[i].ln()).sum();
+                let ns = (logs / per_setting.len() as f64).exp();
+                Candidate {
+                    name: escape(Variant::from_id(c).map_or(c, |v| v.label())),
+                    value: ns,
+                    shown: format!("{} per message", harness::fmt::nanos(ns)),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// What to use, picked from this run's numbers: the lowest time per
+/// message at the smallest and the largest payload, among the sync ends and
+/// among the async ones, and under back-pressure when one channel was the
+/// fastest at every setting. Comparisons, not published claims: no claim.
+pub(super) fn picks(d: &Data, machine: &str) -> Vec<Advice> {
+    let (small, large) = (PAYLOAD_SIZES[0], PAYLOAD_SIZES[PAYLOAD_SIZES.len() - 1]);
+    let mut out = Vec::new();
+    for (bytes, what) in [(small, "tiny"), (large, "large")] {
+        let size = size_label(bytes);
+        for (among, ends) in [
+            (&ASYNC_ENDS, "with an async end (`.await` on either side)"),
+            (&SYNC_ENDS, "between threads with no async code"),
+        ] {
+            let situation = format!("A channel {ends}, {what} messages ({size} by value)");
+            let measure = format!("time per message at {size}");
+            out.extend(pick_lowest(
+                &situation,
+                &measure,
+                &per_message(d, among, bytes),
+                machine,
+                None,
+            ));
+        }
+    }
+    if let Some(candidates) = under_back_pressure(d) {
+        out.extend(pick_lowest(
+            "Many producer tasks push against a full async channel",
+            "time per message under back-pressure (geometric mean over the settings; the fastest at every one)",
+            &candidates,
+            machine,
+            None,
+        ));
+    }
+    out
 }

@@ -13,12 +13,8 @@ use crate::methods::{self, MethodPoint, METHODS};
 use crate::sweep::{self, MemcpyPoint};
 use crate::{
     backpressure, backpressure_messages, counted, head_to_head_windows, sweep_repeats,
-    sweep_sampling, Carry, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
+    sweep_sampling, Variant, BOUNDS, BURST, CAPACITY, HANG_LIMIT, PAYLOAD_SIZES, TASKS,
 };
-
-/// Points of experiment A's sweep at one size: every variant with both
-/// carries, and the memcpy floor.
-const PER_SIZE: usize = Variant::ALL.len() * Carry::ALL.len() + 1;
 
 pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let profile = lab.profile();
@@ -28,9 +24,11 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
     let rt = sweep::current_thread_runtime()?;
     let windows = head_to_head_windows(profile);
     let other_windows = methods::windows(profile).0;
-    let sweep_steps =
-        PAYLOAD_SIZES.len() * (repeats * PER_SIZE + windows + other_windows * METHODS.len());
-    let bp_steps = TASKS.len() * BOUNDS.len() * BP_CHANNELS.len() * (1 + ladder_steps());
+    let sweep_steps = repeats * (Variant::points_per_pass() + PAYLOAD_SIZES.len())
+        + PAYLOAD_SIZES.len() * (windows + other_windows * METHODS.len());
+    let bp_steps = TASKS.len()
+        * BOUNDS.len()
+        * (BP_CHANNELS.len() * (1 + ladder_steps()) + super::BP_COMPARED.len());
     let cases = counted::cases_for(profile);
     let shape_steps = crate::burst_shapes::steps(profile);
     lab.progress().set_total(
@@ -195,25 +193,31 @@ fn sweep(
     repeats: usize,
 ) -> Result<(Vec<sweep::Point>, Vec<MemcpyPoint>)> {
     let progress = lab.progress();
-    let mut parts: Vec<Vec<Vec<sweep::Point>>> =
-        vec![vec![Vec::new(); PER_SIZE - 1]; PAYLOAD_SIZES.len()];
+    // Every point of one pass, in the order a pass measures them.
+    let plan: Vec<(Variant, crate::Carry, usize)> = PAYLOAD_SIZES
+        .into_iter()
+        .flat_map(|bytes| {
+            Variant::ALL
+                .into_iter()
+                .filter(move |v| v.sizes().contains(&bytes))
+                .flat_map(move |v| v.carries().iter().map(move |&c| (v, c, bytes)))
+        })
+        .collect();
+    let mut parts: Vec<Vec<sweep::Point>> = vec![Vec::new(); plan.len()];
     let mut floors: Vec<Vec<MemcpyPoint>> = vec![Vec::new(); PAYLOAD_SIZES.len()];
     for repeat in 1..=repeats {
         for (size, bytes) in PAYLOAD_SIZES.into_iter().enumerate() {
-            let mut slot = parts[size].iter_mut();
-            for variant in Variant::ALL {
-                for carry in Carry::ALL {
-                    progress.step(format_args!(
-                        "A: {} {} {bytes} B (repeat {repeat} of {repeats})",
-                        variant.label(),
-                        carry.id()
-                    ));
-                    let point =
-                        sweep::measure_point(variant, carry, bytes, rt, lab, sampling, repeat)?;
-                    slot.next()
-                        .expect("a slot per variant and carry")
-                        .push(point);
-                }
+            for (slot, &(variant, carry, _)) in
+                plan.iter().enumerate().filter(|(_, p)| p.2 == bytes)
+            {
+                progress.step(format_args!(
+                    "A: {} {} {bytes} B (repeat {repeat} of {repeats})",
+                    variant.label(),
+                    carry.id()
+                ));
+                parts[slot].push(sweep::measure_point(
+                    variant, carry, bytes, rt, lab, sampling, repeat,
+                )?);
             }
             progress.step(format_args!(
                 "A: memcpy {BURST} x {bytes} B (repeat {repeat} of {repeats})"
@@ -221,14 +225,14 @@ fn sweep(
             floors[size].push(sweep::measure_memcpy(bytes, lab, sampling, repeat)?);
         }
     }
-    let mut points = Vec::new();
-    let mut memcpy = Vec::new();
-    for (size_parts, size_floors) in parts.into_iter().zip(floors) {
-        for repeats_of_one in size_parts {
-            points.push(sweep::Point::pooled(repeats_of_one)?);
-        }
-        memcpy.push(MemcpyPoint::pooled(size_floors)?);
-    }
+    let points = parts
+        .into_iter()
+        .map(sweep::Point::pooled)
+        .collect::<Result<Vec<_>>>()?;
+    let memcpy = floors
+        .into_iter()
+        .map(MemcpyPoint::pooled)
+        .collect::<Result<Vec<_>>>()?;
     Ok((points, memcpy))
 }
 
@@ -258,19 +262,13 @@ fn backpressure(lab: &Lab, per_point: usize) -> Result<Vec<backpressure::Run>> {
     for tasks in TASKS {
         let per_task = (per_point / tasks).max(1);
         for bound in BOUNDS {
-            for channel in BP_CHANNELS {
+            for channel in super::bp_all() {
                 lab.progress().step(format_args!(
                     "B: {channel}, {tasks} tasks x {per_task}, bound {bound}"
                 ));
-                let run = match channel {
-                    "tokio" => {
-                        backpressure::run::<backpressure::Tokio>(tasks, per_task, bound, HANG_LIMIT)
-                    }
-                    _ => backpressure::run::<backpressure::KanalAsync>(
-                        tasks, per_task, bound, HANG_LIMIT,
-                    ),
-                }?;
-                runs.push(run);
+                runs.push(backpressure::run_named(
+                    channel, tasks, per_task, bound, HANG_LIMIT,
+                )?);
             }
         }
     }

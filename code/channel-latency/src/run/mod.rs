@@ -112,6 +112,17 @@ pub struct BurstProfile {
 /// Experiment B's channels, in table order.
 pub const BP_CHANNELS: [&str; 2] = ["tokio", "kanal-async"];
 
+/// Experiment B's comparisons (issue 44) beside the published pair above,
+/// which its claims and its ladder compare: flume's async end and
+/// async-channel, measured in the fair grid only (not on the ladder), and
+/// absent from results files from before them.
+pub const BP_COMPARED: [&str; 2] = ["flume-async", "async-channel"];
+
+/// Every channel of experiment B's fair grid, in table order.
+pub fn bp_all() -> impl Iterator<Item = &'static str> {
+    BP_CHANNELS.into_iter().chain(BP_COMPARED)
+}
+
 impl Data {
     pub fn point(&self, variant: Variant, carry: Carry, bytes: usize) -> Result<&sweep::Point> {
         grid::find(
@@ -155,6 +166,8 @@ impl Chapter for ChannelLatency {
         "tokio",
         "crossbeam-channel",
         "kanal",
+        "flume",
+        "async-channel",
         "criterion",
         "hdrhistogram",
     ];
