@@ -174,7 +174,7 @@ pub(super) fn picks(d: &FanInData, machine: &str) -> Vec<Advice> {
                     per_message(d, x, w).map(|e| Candidate {
                         name: x.label().to_string(),
                         value: e.point_ns,
-                        shown: Unit::Nanos.show(e.point_ns),
+                        shown: format!("{} per message", Unit::Nanos.show(e.point_ns)),
                     })
                 })
                 .collect();

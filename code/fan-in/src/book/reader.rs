@@ -224,8 +224,8 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
     if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
         advice.push(Advice {
             chapter: String::new(),
-            situation: "Thousands of producers feed one consumer".into(),
-            reach_for: "a `Vec` behind std's `Mutex`, swapped out by the consumer".into(),
+            situation: "Thousands of producers feed one consumer, and a channel is the first idea".into(),
+            reach_for: "a `Vec` behind std's `Mutex`, swapped out by the consumer, rather than an mpsc channel".into(),
             why: "producers push without waking the consumer per message".into(),
             evidence: format!(
                 "mpsc took {} the swap's time at {} workers",

@@ -76,8 +76,38 @@ pub fn machine_class(m: &Machine) -> String {
         "a {}-core {} machine ({})",
         m.cores,
         escape(&m.arch),
-        escape(&m.cpu)
+        escape(&cpu_for_readers(&m.cpu))
     )
+}
+
+/// The CPU's model name as a reader says it: without the trademark marks,
+/// the words "Processor" and "CPU" and the clock speed that `/proc/cpuinfo`
+/// adds ("Intel(R) Xeon(R) Processor" reads "Intel Xeon"). A name left empty
+/// by that stays as it was.
+fn cpu_for_readers(cpu: &str) -> String {
+    let mut name = cpu.to_string();
+    for mark in ["(R)", "(r)", "(TM)", "(tm)"] {
+        name = name.replace(mark, "");
+    }
+    let words: Vec<&str> = name
+        .split_whitespace()
+        .take_while(|w| *w != "@")
+        .filter(|w| !matches!(*w, "Processor" | "CPU"))
+        .collect();
+    if words.is_empty() {
+        cpu.trim().to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
+/// `why` as the start of a sentence: its first letter capitalised.
+fn sentence(why: &str) -> String {
+    let mut chars = why.chars();
+    match chars.next() {
+        Some(c) if c.is_lowercase() => c.to_uppercase().chain(chars).collect(),
+        _ => why.to_string(),
+    }
 }
 
 /// The sentence that says a verdict depends on the number of cores: what
@@ -210,7 +240,7 @@ pub fn summary(advice: &[Advice]) -> String {
             "<li><strong>{}</strong>: {}. {} ({}, on {}{link})</li>",
             inline_markdown(&a.situation),
             inline_markdown(&a.reach_for),
-            inline_markdown(&a.why),
+            inline_markdown(&sentence(&a.why)),
             inline_markdown(&a.evidence),
             a.machine
         );
@@ -266,7 +296,7 @@ pub fn what_to_use(advice: &[Advice], titles: &[(String, String)]) -> String {
             t.push(vec![
                 a.situation.clone(),
                 a.reach_for.clone(),
-                a.why.clone(),
+                sentence(&a.why),
                 measured,
                 verdict,
             ]);
@@ -420,6 +450,30 @@ mod tests {
                 shown: format!("{value} ns"),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_cpu_name_reads_without_marks_or_clock() {
+        for (cpu, read) in [
+            ("Intel(R) Xeon(R) Processor", "Intel Xeon"),
+            (
+                "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz",
+                "Intel Core i7-8700",
+            ),
+            ("AMD EPYC 7B13 64-Core Processor", "AMD EPYC 7B13 64-Core"),
+            ("AMD EPYC", "AMD EPYC"),
+            ("Processor", "Processor"),
+        ] {
+            assert_eq!(cpu_for_readers(cpu), read, "{cpu}");
+        }
+    }
+
+    #[test]
+    fn a_summary_line_starts_its_reason_as_a_sentence() {
+        let mut a = advice("a", None);
+        a.why = "one write per batch".into();
+        let list = summary(&[a]);
+        assert!(list.contains("</code> swap. One write per batch"), "{list}");
     }
 
     #[test]
