@@ -624,7 +624,7 @@ fn the_verdicts_rest_on_the_head_to_head_ratio() {
 fn picked(md: &str, situation: &str) -> Option<String> {
     let line = md.lines().find(|l| l.contains(situation))?;
     let after = line.split("</strong>: ").nth(1)?;
-    Some(after.split(". the lowest").next()?.to_string())
+    Some(after.split(". The lowest").next()?.to_string())
 }
 
 #[test]
