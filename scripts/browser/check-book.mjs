@@ -645,7 +645,7 @@ for (const [chapter, o] of Object.entries(offsets)) {
   console.log(`answer first @1280px: ${chapter}: first verdict at ${Math.round(o.verdict)} px, first figure at ${Math.round(o.figure)} px`);
 }
 for (const [chapter, o] of Object.entries(screens)) {
-  console.log(`main line @1280px: ${chapter}: ${o.screens.toFixed(1)} screens with folds closed, ` +
+  console.log(`main line @1280px: ${chapter}: ${o.screens.toFixed(2)} screens with folds closed, ` +
     `${o.wide} of ${o.tables} tables wider than the column outside folds; @375px: ${o.figures375} figures too wide`);
 }
 for (const f of failures) console.error(`browser check failed: ${f}`);

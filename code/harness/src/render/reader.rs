@@ -317,7 +317,8 @@ pub struct Candidate {
 }
 
 /// A pick computed from the results: the candidate with the lowest value
-/// is what to reach for, and the evidence names the runner-up, so a reader
+/// is what to reach for, and the evidence names the runner-up and how much
+/// more it takes, so a reader
 /// who measures their own machine gets their own picks. `measure` says what
 /// was compared ("time per message at 8 B"). None when fewer than two
 /// candidates have a finite value (nothing was chosen between). Ties keep
@@ -336,20 +337,19 @@ pub fn pick_lowest(
     ranked.sort_by(|a, b| a.value.total_cmp(&b.value));
     let (best, next) = (ranked[0], ranked[1]);
     let margin = if best.value > 0.0 {
-        format!("{:.2}× less than", next.value / best.value)
+        format!(": {:.2}× as much", next.value / best.value)
     } else {
-        "less than".to_string()
+        String::new()
     };
     Some(Advice {
         chapter: String::new(),
         situation: situation.to_string(),
         reach_for: best.name.clone(),
-        why: format!(
-            "the lowest {measure} of the {} measured, {margin} the next, {}",
-            ranked.len(),
-            next.name
+        why: format!("the lowest {measure} of the {} measured", ranked.len()),
+        evidence: format!(
+            "{} {}; the next, {}, {}{margin}",
+            best.name, best.shown, next.name, next.shown
         ),
-        evidence: format!("{} {}; {} {}", best.name, best.shown, next.name, next.shown),
         machine: machine.to_string(),
         claim: claim.map(str::to_string),
     })
@@ -490,9 +490,12 @@ mod tests {
         assert_eq!(a.reach_for, "`crossbeam`");
         assert_eq!(
             a.why,
-            "the lowest time per message at 8 B of the 3 measured, 1.50× less than the next, `flume`"
+            "the lowest time per message at 8 B of the 3 measured"
         );
-        assert_eq!(a.evidence, "`crossbeam` 20 ns; `flume` 30 ns");
+        assert_eq!(
+            a.evidence,
+            "`crossbeam` 20 ns; the next, `flume`, 30 ns: 1.50× as much"
+        );
         // The same fixture with two crates' numbers swapped picks the other.
         let b = pick_lowest(
             "one message",
