@@ -507,6 +507,7 @@ mod tests {
             name: "sixth".into(),
             title: "A sixth chapter".into(),
             search: "sixth".into(),
+            ..Default::default()
         });
         let problems = check_registry(&root, &more).unwrap();
         for place in [

@@ -6,7 +6,9 @@ mod chapters;
 mod compare;
 mod import;
 mod measure;
+mod new_chapter;
 mod status;
+mod sync;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +17,6 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use harness::profile::Profile;
-use harness::registry;
 use harness::results::Store;
 
 #[derive(Parser)]
@@ -35,9 +36,26 @@ enum Cmd {
     /// The chapter registry (code/chapters.toml): names one a line, or the
     /// whole entries as JSON (for scripts and the browser checks).
     Chapters {
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["get", "where_", "sync"])]
         json: bool,
+        /// Print one setting of one chapter, its default filled in.
+        #[arg(long, num_args = 2, value_names = ["NAME", "FIELD"], conflicts_with_all = ["where_", "sync"])]
+        get: Option<Vec<String>>,
+        /// Print the chapters whose true/false setting FIELD is true.
+        #[arg(long = "where", value_name = "FIELD", conflicts_with = "sync")]
+        where_: Option<String>,
+        /// Rewrite the chapter lists of src/SUMMARY.md, README.md and
+        /// src/introduction.md (between their markers) from the registry.
+        #[arg(long)]
+        sync: bool,
+        /// With --sync: write nothing, exit 1 naming each file that differs.
+        #[arg(long, requires = "sync")]
+        check: bool,
     },
+    /// Start a chapter from code/chapter-template, renamed throughout:
+    /// code/NAME, src/NAME.md, the workspace member and the registry entry,
+    /// then the generated chapter lists.
+    NewChapter(new_chapter::Args),
     /// Measure chapters (default: every chapter) and write results atomically.
     Measure {
         chapters: Vec<String>,
@@ -152,16 +170,23 @@ fn main() -> ExitCode {
     let store = Store::new(cli.results.clone().unwrap_or_else(Store::default_root));
     let outcome = match cli.command {
         Cmd::List => status::list(&store),
-        Cmd::Chapters { json } => registry::chapters().and_then(|all| {
-            if json {
-                println!("{}", serde_json::to_string(all)?);
-            } else {
-                for c in all {
-                    println!("{}", c.name);
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+        Cmd::Chapters {
+            json,
+            get,
+            where_,
+            sync,
+            check,
+        } => sync::chapters(match (get, where_) {
+            (Some(g), _) => sync::Ask::Get {
+                name: g[0].clone(),
+                field: g[1].clone(),
+            },
+            (_, Some(field)) => sync::Ask::Where { field },
+            _ if sync => sync::Ask::Sync { check },
+            _ if json => sync::Ask::Json,
+            _ => sync::Ask::Names,
         }),
+        Cmd::NewChapter(args) => new_chapter::new_chapter(&args),
         Cmd::Measure {
             chapters,
             profile,
