@@ -70,9 +70,8 @@ pub fn read(path: &std::path::Path) -> Result<Vec<ChapterInfo>> {
         if reg.chapter[..i].iter().any(|o| o.name == c.name) {
             bail!("{}: chapter {:?} is listed twice", path.display(), c.name);
         }
-        check_fields(c).map_err(|e| {
-            anyhow::anyhow!("{}: chapter {:?}: {e}", path.display(), c.name)
-        })?;
+        check_fields(c)
+            .map_err(|e| anyhow::anyhow!("{}: chapter {:?}: {e}", path.display(), c.name))?;
     }
     Ok(reg.chapter)
 }
@@ -170,7 +169,12 @@ mod tests {
         std::fs::write(&file, base).unwrap();
         let c = &read(&file).unwrap()[0];
         assert_eq!(
-            (c.question.as_str(), c.intro.as_str(), c.releases_profile.as_str(), c.cross_arch),
+            (
+                c.question.as_str(),
+                c.intro.as_str(),
+                c.releases_profile.as_str(),
+                c.cross_arch
+            ),
             ("", "", "quick", false)
         );
         std::fs::write(
@@ -180,7 +184,12 @@ mod tests {
         .unwrap();
         let c = &read(&file).unwrap()[0];
         assert_eq!(
-            (c.question.as_str(), c.intro.as_str(), c.releases_profile.as_str(), c.cross_arch),
+            (
+                c.question.as_str(),
+                c.intro.as_str(),
+                c.releases_profile.as_str(),
+                c.cross_arch
+            ),
             ("q?", "i.", "full", true)
         );
         let err = |extra: &str| {
@@ -190,11 +199,17 @@ mod tests {
         let e = err("releases_profile = \"slow\"");
         assert!(e.contains("chapters.toml: chapter \"a\": releases_profile \"slow\" must be one of smoke, quick, full"), "{e}");
         let e = err("question = \"a | b\"");
-        assert!(e.contains("chapter \"a\": question \"a | b\" holds '|'"), "{e}");
+        assert!(
+            e.contains("chapter \"a\": question \"a | b\" holds '|'"),
+            "{e}"
+        );
         let e = err("intro = \"two\\nlines\"");
         assert!(e.contains("intro"), "{e}");
         let e = err("cross_arch = \"yes\"");
-        assert!(e.contains("chapters.toml") && e.contains("cross_arch"), "{e}");
+        assert!(
+            e.contains("chapters.toml") && e.contains("cross_arch"),
+            "{e}"
+        );
         let e = err("crossarch = true");
         assert!(e.contains("unknown field `crossarch`"), "{e}");
     }

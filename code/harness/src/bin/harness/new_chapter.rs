@@ -46,7 +46,10 @@ pub(crate) struct Args {
 
 pub(crate) fn new_chapter(args: &Args) -> Result<ExitCode> {
     let code = harness::find_code_dir()?;
-    let root = code.parent().context("code/ has no parent folder")?.to_path_buf();
+    let root = code
+        .parent()
+        .context("code/ has no parent folder")?
+        .to_path_buf();
     let made = prepare(&code, &root, &registry::path(), args)?;
     made.write()?;
     let name = &args.name;
@@ -81,11 +84,17 @@ fn prepare(code: &Path, root: &Path, registry_path: &Path, args: &Args) -> Resul
     check_prefix(&args.claim_prefix)?;
     let chapters = registry::read(registry_path)?;
     if chapters.iter().any(|c| &c.name == name) {
-        bail!("{}: chapter {name:?} is already registered", registry_path.display());
+        bail!(
+            "{}: chapter {name:?} is already registered",
+            registry_path.display()
+        );
     }
     for place in [code.join(name), root.join("src").join(format!("{name}.md"))] {
         if place.exists() {
-            bail!("{} exists already: choose another name, or remove it", place.display());
+            bail!(
+                "{} exists already: choose another name, or remove it",
+                place.display()
+            );
         }
     }
     for c in &chapters {
@@ -213,7 +222,11 @@ impl Made {
             (self.code.join("Cargo.toml"), self.workspace.clone()),
             (self.registry_path.clone(), self.registry.clone()),
         ];
-        edits.extend(self.lists.iter().map(|(f, t)| (self.root.join(f), t.clone())));
+        edits.extend(
+            self.lists
+                .iter()
+                .map(|(f, t)| (self.root.join(f), t.clone())),
+        );
         for (path, text) in edits {
             let before = std::fs::read_to_string(&path)?;
             sync::write_atomically(&path, &text)?;
@@ -231,7 +244,9 @@ impl Made {
 fn check_name(name: &str) -> Result<()> {
     let ok = name.starts_with(|c: char| c.is_ascii_lowercase())
         && name.split('-').all(|w| {
-            !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         })
         && name.len() <= 40;
     if !ok {
@@ -278,9 +293,10 @@ fn uses_prefix(dir: &Path, prefix: &str) -> Result<Option<PathBuf>> {
             continue;
         }
         let text = std::fs::read_to_string(dir.join(&rel)).unwrap_or_default();
-        if text.match_indices(&needle).any(|(i, _)| {
-            text[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit())
-        }) {
+        if text
+            .match_indices(&needle)
+            .any(|(i, _)| text[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        {
             return Ok(Some(dir.join(rel)));
         }
     }
@@ -400,7 +416,12 @@ fn replace_word(text: &str, word: &str, with: &str) -> String {
 fn trace_of_template(text: &str) -> Option<(usize, String)> {
     for (n, line) in text.lines().enumerate() {
         let lower = line.to_lowercase();
-        for needle in ["chapter-template", "chapter_template", "tpl-", "template-timings"] {
+        for needle in [
+            "chapter-template",
+            "chapter_template",
+            "tpl-",
+            "template-timings",
+        ] {
             if lower.contains(needle) {
                 return Some((n + 1, needle.to_string()));
             }
@@ -454,7 +475,8 @@ fn add_member(workspace: &str, name: &str) -> Result<String> {
         &workspace[..start],
         &workspace[close..]
     );
-    let parsed: toml::Value = toml::from_str(&edited).context("code/Cargo.toml after adding the member")?;
+    let parsed: toml::Value =
+        toml::from_str(&edited).context("code/Cargo.toml after adding the member")?;
     let members = parsed
         .get("workspace")
         .and_then(|w| w.get("members"))
@@ -473,7 +495,8 @@ mod tests {
     #[test]
     fn every_trace_of_the_template_is_renamed() {
         let r = Rename::new("sixth-probe", "Sixth probe", "SIX");
-        let src = "use chapter_template::run::Template;\nconst NAME: &str = \"chapter-template\";\n\
+        let src =
+            "use chapter_template::run::Template;\nconst NAME: &str = \"chapter-template\";\n\
                    id: \"TPL-1\", fig: \"template-timings\", // the template's claim\n\
                    impl Templates for TemplateX {}\n";
         let out = r.apply(Path::new("src/run.rs"), src);
@@ -492,7 +515,10 @@ mod tests {
             "# Sixth probe\n\n<!-- cmdrun ../code/target/release/harness render sixth-probe figure -->\n"
         );
         assert_eq!(trace_of_template(&page), None);
-        assert_eq!(trace_of_template("a\nthe Template x"), Some((2, "template".into())));
+        assert_eq!(
+            trace_of_template("a\nthe Template x"),
+            Some((2, "template".into()))
+        );
         assert_eq!(trace_of_template("id TPL-2"), Some((1, "tpl-".into())));
     }
 
@@ -512,7 +538,18 @@ mod tests {
 
     #[test]
     fn bad_names_and_prefixes_are_refused_by_name() {
-        for bad in ["", "Sixth", "6th", "a_b", "a--b", "-a", "a-", "harness", "results", "my-template"] {
+        for bad in [
+            "",
+            "Sixth",
+            "6th",
+            "a_b",
+            "a--b",
+            "-a",
+            "a-",
+            "harness",
+            "results",
+            "my-template",
+        ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
         for good in ["sixth-probe", "x2", "ring-buffer-2"] {
@@ -543,7 +580,7 @@ mod tests {
         };
         assert_eq!(
             append_entry("# head\n\n[[chapter]]\nname = \"a\"\n\n", &c),
-            "# head\n\n[[chapter]]\nname = \"a\"\n\n[[chapter]]\nname = \"sixth\"\ntitle = \"A \\\"sixth\\\"\"\nsearch = \"s\"\n"
+            "# head\n\n[[chapter]]\nname = \"a\"\n\n[[chapter]]\nname = \"sixth\"\ntitle = 'A \"sixth\"'\nsearch = \"s\"\n"
         );
     }
 
@@ -566,6 +603,9 @@ mod tests {
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::copy(real.join(TEMPLATE).join(&rel), to).unwrap();
         }
+        // fan-in's claims, as far as the prefix check reads them.
+        std::fs::create_dir_all(code.join("fan-in/src/book")).unwrap();
+        std::fs::write(code.join("fan-in/src/book/claims.rs"), "id: \"FAN-1\",\n").unwrap();
         let snapshot = |root: &Path| {
             let mut all: Vec<(PathBuf, Vec<u8>)> = files_under(root)
                 .unwrap()
@@ -590,7 +630,10 @@ mod tests {
             (args("Bad", "SIX", "T"), "chapter name \"Bad\""),
             (args("sixth", "tpl", "T"), "--claim-prefix \"tpl\""),
             (args("fan-in", "SIX", "T"), "already registered"),
-            (args("sixth", "FAN", "T"), "chapter fan-in already has claims FAN-"),
+            (
+                args("sixth", "FAN", "T"),
+                "chapter fan-in already has claims FAN-",
+            ),
             (args("sixth", "SIX", "A | B"), "title \"A | B\" holds '|'"),
         ] {
             let e = format!("{:#}", with_registry(&a).unwrap_err());
@@ -598,7 +641,10 @@ mod tests {
         }
         // An existing folder is named; a page too.
         std::fs::create_dir(code.join("sixth")).unwrap();
-        let e = format!("{:#}", with_registry(&args("sixth", "SIX", "T")).unwrap_err());
+        let e = format!(
+            "{:#}",
+            with_registry(&args("sixth", "SIX", "T")).unwrap_err()
+        );
         assert!(e.contains("code/sixth exists already"), "{e}");
         std::fs::remove_dir(code.join("sixth")).unwrap();
         assert_eq!(snapshot(root), before, "a refused chapter wrote something");
@@ -607,33 +653,70 @@ mod tests {
         let lib = code.join(TEMPLATE).join("src/lib.rs");
         let text = std::fs::read_to_string(&lib).unwrap();
         std::fs::write(&lib, format!("{text}// see TEMPLATE.md\n")).unwrap();
-        let e = format!("{:#}", with_registry(&args("sixth", "SIX", "T")).unwrap_err());
-        assert!(e.contains("src/lib.rs: line") && e.contains("keeps \"template\""), "{e}");
+        let e = format!(
+            "{:#}",
+            with_registry(&args("sixth", "SIX", "T")).unwrap_err()
+        );
+        assert!(
+            e.contains("src/lib.rs: line") && e.contains("keeps \"template\""),
+            "{e}"
+        );
         std::fs::write(&lib, &text).unwrap();
         assert_eq!(snapshot(root), before);
 
         // A write that fails half-way (the page appeared meanwhile) undoes
         // the ones before it.
-        let made = prepare(&code, root, &code.join("chapters.toml"), &args("sixth", "SIX", "Sixth")).unwrap();
+        let made = prepare(
+            &code,
+            root,
+            &code.join("chapters.toml"),
+            &args("sixth", "SIX", "Sixth"),
+        )
+        .unwrap();
         std::fs::write(root.join("src/sixth.md"), "someone's page").unwrap();
         let e = format!("{:#}", made.write().unwrap_err());
         assert!(e.contains("sixth.md"), "{e}");
         std::fs::remove_file(root.join("src/sixth.md")).unwrap();
-        assert_eq!(snapshot(root), before, "a failed write left something behind");
+        assert_eq!(
+            snapshot(root),
+            before,
+            "a failed write left something behind"
+        );
 
         // And a whole one.
         made.write().unwrap();
         let after = snapshot(root);
-        let added: Vec<_> = after.iter().filter(|f| !before.contains(f)).map(|f| f.0.display().to_string()).collect();
-        for f in ["code/Cargo.toml", "code/chapters.toml", "src/sixth.md", "code/sixth/src/lib.rs", "README.md", "src/SUMMARY.md", "src/introduction.md"] {
+        let added: Vec<_> = after
+            .iter()
+            .filter(|f| !before.contains(f))
+            .map(|f| f.0.display().to_string())
+            .collect();
+        for f in [
+            "code/Cargo.toml",
+            "code/chapters.toml",
+            "src/sixth.md",
+            "code/sixth/src/lib.rs",
+            "README.md",
+            "src/SUMMARY.md",
+            "src/introduction.md",
+        ] {
             assert!(added.iter().any(|a| a == f), "{f} not written: {added:?}");
         }
         assert!(!root.join("code/sixth/page.md").exists());
         let summary = std::fs::read_to_string(root.join("src/SUMMARY.md")).unwrap();
-        assert!(summary.contains("- [Channel fan-in](fan-in.md)\n") && summary.contains("- [Sixth](sixth.md)\n"));
+        assert!(
+            summary.contains("- [Channel fan-in](fan-in.md)\n")
+                && summary.contains("- [Sixth](sixth.md)\n")
+        );
         let chapters = registry::read(&code.join("chapters.toml")).unwrap();
         assert_eq!(chapters.last().unwrap().name, "sixth");
-        assert!(std::fs::read_to_string(code.join("Cargo.toml")).unwrap().contains("    \"sixth\",\n]"));
-        assert!(!std::fs::read_dir(&code).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".new-chapter")));
+        assert!(std::fs::read_to_string(code.join("Cargo.toml"))
+            .unwrap()
+            .contains("    \"sixth\",\n]"));
+        assert!(!std::fs::read_dir(&code).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".new-chapter")));
     }
 }

@@ -10,7 +10,8 @@ use anyhow::{bail, Context, Result};
 use harness::registry::{self, ChapterInfo};
 
 /// The line before a generated list.
-pub(crate) const BEGIN: &str = "<!-- chapters: generated from code/chapters.toml by `harness chapters --sync` \
+pub(crate) const BEGIN: &str =
+    "<!-- chapters: generated from code/chapters.toml by `harness chapters --sync` \
                                 (scripts/build runs it); edit that file, not the lines below -->";
 /// The line after it.
 pub(crate) const END: &str = "<!-- end chapters -->";
@@ -147,7 +148,10 @@ fn intro_item(c: &ChapterInfo) -> String {
 /// `text` with the lines between its markers replaced by `list`; an error
 /// names the file when the markers are missing, doubled or out of order.
 pub(crate) fn replace_block(file: &str, text: &str, list: &str) -> Result<String> {
-    let begin = text.match_indices(BEGIN).map(|(i, _)| i).collect::<Vec<_>>();
+    let begin = text
+        .match_indices(BEGIN)
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>();
     let end = text.match_indices(END).map(|(i, _)| i).collect::<Vec<_>>();
     if begin.len() != 1 || end.len() != 1 || end[0] < begin[0] {
         bail!(
@@ -209,7 +213,9 @@ mod tests {
             title: title.into(),
             search: "s".into(),
             question: format!("what about {name}?"),
-            intro: format!("{title} explained in a sentence that runs on long enough to need a second line."),
+            intro: format!(
+                "{title} explained in a sentence that runs on long enough to need a second line."
+            ),
             releases_profile: "quick".into(),
             cross_arch: name == "b",
         }
@@ -245,9 +251,12 @@ mod tests {
         assert!(readme.contains("|:---|:---|:---|\n| Alpha | `code/a` | what about a? |\n| Beta |"));
         let intro = std::fs::read_to_string(dir.path().join("src/introduction.md")).unwrap();
         assert!(intro.contains(
-            "- [Alpha](a.md): Alpha explained in a sentence that runs on long enough to\n  need a second line.\n- [Beta]"
+            "- [Alpha](a.md): Alpha explained in a sentence that runs on long enough to need\n  a second line.\n- [Beta]"
         ), "{intro}");
-        assert!(intro.lines().all(|l| l.chars().count() <= WRAP));
+        assert!(intro
+            .lines()
+            .filter(|l| l.starts_with("- ") || l.starts_with("  "))
+            .all(|l| l.chars().count() <= WRAP));
         // A second sync finds nothing to do; a registry in another order does.
         assert!(sync(dir.path(), &chapters, false).unwrap().is_empty());
         let reversed = [chapter("b", "Beta"), chapter("a", "Alpha")];
@@ -265,7 +274,10 @@ mod tests {
         assert_eq!(get(&all[0], "title").unwrap(), "Alpha");
         assert_eq!(get(&all[1], "cross_arch").unwrap(), "true");
         let e = format!("{:#}", get(&all[0], "profile").unwrap_err());
-        assert!(e.contains("no field \"profile\"") && e.contains("releases_profile"), "{e}");
+        assert!(
+            e.contains("no field \"profile\"") && e.contains("releases_profile"),
+            "{e}"
+        );
         assert_eq!(where_true(&all, "cross_arch").unwrap(), ["b"]);
         assert!(where_true(&all, "title").is_err());
     }
@@ -277,6 +289,9 @@ mod tests {
                 serde_json::from_value(serde_json::Value::String(p.into())).unwrap();
             assert_eq!(parsed.name(), p);
         }
-        assert_eq!(registry::PROFILES.len(), harness::profile::Profile::ALL.len());
+        assert_eq!(
+            registry::PROFILES.len(),
+            harness::profile::Profile::ALL.len()
+        );
     }
 }
