@@ -283,6 +283,37 @@ mod tests {
     }
 
     #[test]
+    fn the_workflows_name_no_chapter_but_read_the_registry() {
+        let root = harness::code_dir().parent().unwrap().to_path_buf();
+        let chapters = registry::read(&harness::code_dir().join("chapters.toml")).unwrap();
+        let dir = root.join(".github/workflows");
+        let mut read_registry = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            for c in chapters
+                .iter()
+                .chain(std::iter::once(&chapter("chapter-template", "T")))
+            {
+                assert!(
+                    !text.contains(&c.name),
+                    "{} names chapter {}: read code/chapters.toml (harness chapters --get/--where) instead",
+                    path.display(),
+                    c.name
+                );
+            }
+            read_registry += usize::from(
+                text.contains("chapters --get \"$chapter\" releases_profile")
+                    || text.contains("chapters --where cross_arch"),
+            );
+        }
+        assert_eq!(
+            read_registry, 2,
+            "releases.yml and measure-latency.yml read the registry"
+        );
+    }
+
+    #[test]
     fn every_releases_profile_the_registry_allows_is_a_profile() {
         for p in registry::PROFILES {
             let parsed: harness::profile::Profile =
