@@ -55,9 +55,9 @@ use harness::Profile;
 pub const BURST: usize = 1000;
 pub const CAPACITY: usize = 1000;
 
-/// Payload sizes in bytes. Every payload starts with an 8-byte sequence
-/// number, which the receiver reads back to prove what arrived.
-pub const PAYLOAD_SIZES: [usize; 8] = [8, 64, 256, 512, 1024, 4096, 16384, 32768];
+/// Payload sizes in bytes (the table is in [`payload`], beside the one
+/// match that turns a size into its message type).
+pub use payload::PAYLOAD_SIZES;
 
 /// The sizes the compared crates (`Variant::COMPARED`) are measured at:
 /// the smallest and the largest, where the page's picks are, and two
