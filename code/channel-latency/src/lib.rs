@@ -19,6 +19,7 @@
 //!   the data is per-machine results files, the comparison is in [`book`].
 pub mod async_channel_bounded;
 pub mod backpressure;
+pub mod backpressure_common;
 pub mod backpressure_ladder;
 pub mod backpressure_published;
 pub mod book;
