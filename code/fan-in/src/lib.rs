@@ -7,6 +7,7 @@ pub mod burst;
 pub mod cause;
 pub mod consumer_on_driver;
 pub mod experiment;
+pub mod lock_hook;
 pub mod method;
 pub mod placement;
 pub mod plan;

@@ -1,10 +1,12 @@
 //! Design 4, the published alternative: producers push into a shared
 //! `Vec<u8>` behind a `std::sync::Mutex`; the consumer swaps it for its own
 //! empty buffer and writes the whole batch in one call.
+use std::future::Future;
 use std::io;
 use std::sync::{Arc, Mutex};
 
 use crate::burst::{message, Departure, LiveProducers};
+use crate::lock_hook::{LockHook, NoHook};
 use crate::sink::Sink;
 
 pub type Inbox = Arc<Mutex<Vec<u8>>>;
@@ -20,20 +22,50 @@ pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<
     consumer.await?
 }
 
-pub async fn produce(inbox: Inbox, departure: Departure, worker: usize, per_worker: usize) {
+pub fn produce(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+) -> impl Future<Output = ()> {
+    produce_with(inbox, departure, worker, per_worker, NoHook)
+}
+
+pub fn consume(
+    inbox: Inbox,
+    live: LiveProducers,
+    sink: Sink,
+) -> impl Future<Output = io::Result<Sink>> {
+    consume_with(inbox, live, sink, NoHook)
+}
+
+// `hook.std_lock(&inbox)` is `inbox.lock().unwrap()` in the timed burst
+// (`NoHook`); the counted bursts pass a hook that counts the lock.
+pub async fn produce_with(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+    hook: impl LockHook,
+) {
     let _departure = departure;
     for i in 0..per_worker {
-        inbox.lock().unwrap().push(message(worker, i));
+        hook.std_lock(&inbox).push(message(worker, i));
     }
 }
 
-pub async fn consume(inbox: Inbox, live: LiveProducers, mut sink: Sink) -> io::Result<Sink> {
+pub async fn consume_with(
+    inbox: Inbox,
+    live: LiveProducers,
+    mut sink: Sink,
+    hook: impl LockHook,
+) -> io::Result<Sink> {
     let mut batch = Vec::new();
     loop {
         // Read before the swap: if no producer was left, this swap sees
         // everything any of them pushed.
         let finished = live.all_done();
-        std::mem::swap(&mut batch, &mut *inbox.lock().unwrap());
+        std::mem::swap(&mut batch, &mut *hook.std_lock(&inbox));
         if !batch.is_empty() {
             sink.write_all(&batch).await?;
             // The published consumer never cleared its buffer and resent

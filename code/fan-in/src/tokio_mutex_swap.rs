@@ -1,11 +1,13 @@
 //! Design 5: the same swap with `tokio::sync::Mutex`, whose lock is a future
 //! (a fair semaphore): every push may park the producer and queue a waker.
+use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
 use crate::burst::{message, Departure, LiveProducers};
+use crate::lock_hook::{LockHook, NoHook};
 use crate::sink::Sink;
 
 pub type Inbox = Arc<Mutex<Vec<u8>>>;
@@ -21,18 +23,47 @@ pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<
     consumer.await?
 }
 
-pub async fn produce(inbox: Inbox, departure: Departure, worker: usize, per_worker: usize) {
+pub fn produce(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+) -> impl Future<Output = ()> {
+    produce_with(inbox, departure, worker, per_worker, NoHook)
+}
+
+pub fn consume(
+    inbox: Inbox,
+    live: LiveProducers,
+    sink: Sink,
+) -> impl Future<Output = io::Result<Sink>> {
+    consume_with(inbox, live, sink, NoHook)
+}
+
+// `hook.tokio_lock(&inbox)` is `inbox.lock()` in the timed burst (`NoHook`).
+pub async fn produce_with(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+    hook: impl LockHook,
+) {
     let _departure = departure;
     for i in 0..per_worker {
-        inbox.lock().await.push(message(worker, i));
+        hook.tokio_lock(&inbox).await.push(message(worker, i));
     }
 }
 
-pub async fn consume(inbox: Inbox, live: LiveProducers, mut sink: Sink) -> io::Result<Sink> {
+pub async fn consume_with(
+    inbox: Inbox,
+    live: LiveProducers,
+    mut sink: Sink,
+    hook: impl LockHook,
+) -> io::Result<Sink> {
     let mut batch = Vec::new();
     loop {
         let finished = live.all_done();
-        std::mem::swap(&mut batch, &mut *inbox.lock().await);
+        std::mem::swap(&mut batch, &mut *hook.tokio_lock(&inbox).await);
         if !batch.is_empty() {
             sink.write_all(&batch).await?;
             batch.clear();
