@@ -22,10 +22,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::task::LocalSet;
 
-use crate::burst::{Departure, LiveProducers};
-use crate::lock_hook::LockHook;
+use crate::burst::LiveProducers;
+use crate::lock_hook::{LockHook, StdSwap, SwapLoops, TokioSwap};
 use crate::sink::Sink;
-use crate::{std_mutex_swap, tokio_mutex_swap, Design};
+use crate::Design;
 
 /// The first tokio release that can say whether a task's co-op budget is
 /// spent (`tokio::task::coop::has_budget_remaining`); set by `build.rs`.
@@ -235,71 +235,8 @@ impl LockHook for Counting {
     }
 }
 
-/// The two swaps' own loops, run with a counting hook.
-trait Swap {
-    type Inbox: Clone + Default + Send + 'static;
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-        hook: Counting,
-    ) -> impl Future<Output = ()> + Send + 'static;
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-        hook: Counting,
-    ) -> impl Future<Output = io::Result<Sink>> + Send + 'static;
-}
-
-struct StdSwap;
-struct TokioSwap;
-
-impl Swap for StdSwap {
-    type Inbox = std_mutex_swap::Inbox;
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-        hook: Counting,
-    ) -> impl Future<Output = ()> + Send + 'static {
-        std_mutex_swap::produce_with(inbox, departure, worker, per_worker, hook)
-    }
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-        hook: Counting,
-    ) -> impl Future<Output = io::Result<Sink>> + Send + 'static {
-        std_mutex_swap::consume_with(inbox, live, sink, hook)
-    }
-}
-
-impl Swap for TokioSwap {
-    type Inbox = tokio_mutex_swap::Inbox;
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-        hook: Counting,
-    ) -> impl Future<Output = ()> + Send + 'static {
-        tokio_mutex_swap::produce_with(inbox, departure, worker, per_worker, hook)
-    }
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-        hook: Counting,
-    ) -> impl Future<Output = io::Result<Sink>> + Send + 'static {
-        tokio_mutex_swap::consume_with(inbox, live, sink, hook)
-    }
-}
-
 /// The inbox and producers of one counted burst.
-fn inbox<S: Swap>(
+fn inbox<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     counters: &Arc<Counters>,
@@ -310,7 +247,7 @@ fn inbox<S: Swap>(
         let (inbox, live, counters) = (inbox.clone(), live.clone(), Arc::clone(counters));
         move || {
             for w in 0..workers {
-                tokio::spawn(S::produce(
+                tokio::spawn(S::produce_with(
                     inbox.clone(),
                     live.enlist(),
                     w,
@@ -323,19 +260,24 @@ fn inbox<S: Swap>(
     (inbox, live, spawn_producers)
 }
 
-async fn on_worker<S: Swap>(
+async fn on_worker<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     sink: Sink,
     counters: Arc<Counters>,
 ) -> io::Result<Sink> {
     let (inbox, live, spawn_producers) = inbox::<S>(workers, per_worker, &counters);
-    let consumer = tokio::spawn(S::consume(inbox, live, sink, Counting::consumer(&counters)));
+    let consumer = tokio::spawn(S::consume_with(
+        inbox,
+        live,
+        sink,
+        Counting::consumer(&counters),
+    ));
     spawn_producers();
     consumer.await?
 }
 
-async fn on_driver<S: Swap>(
+async fn on_driver<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     sink: Sink,
@@ -343,7 +285,12 @@ async fn on_driver<S: Swap>(
 ) -> io::Result<Sink> {
     let (inbox, live, spawn_producers) = inbox::<S>(workers, per_worker, &counters);
     let local = LocalSet::new();
-    let consumer = local.spawn_local(S::consume(inbox, live, sink, Counting::consumer(&counters)));
+    let consumer = local.spawn_local(S::consume_with(
+        inbox,
+        live,
+        sink,
+        Counting::consumer(&counters),
+    ));
     tokio::spawn(async move { spawn_producers() });
     local.run_until(consumer).await?
 }
