@@ -8,6 +8,20 @@ use fan_in::sink::SinkKind;
 use fan_in::sweep::Measured;
 use fan_in::Design;
 
+/// A timing of 10 samples whose median and mean are `t`: half the samples
+/// at each end of its interval, so a bootstrapped ratio's interval reaches
+/// the crosswise bounds.
+pub fn timing(t: Estimate) -> Timing {
+    Timing {
+        mean: t,
+        median: t,
+        samples: 10,
+        iterations: 10,
+        per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
+        repeats: Vec::new(),
+    }
+}
+
 /// Every point at `workers` (each producing `per_worker` messages), timed
 /// by `time(design, workers)`.
 pub fn synthetic(
@@ -25,17 +39,7 @@ pub fn synthetic(
                     sink,
                     design,
                     workers: w,
-                    // Half the samples at each end of the interval: the
-                    // median is the point, and a bootstrapped ratio's
-                    // interval reaches the crosswise bounds.
-                    timing: Timing {
-                        mean: t,
-                        median: t,
-                        samples: 10,
-                        iterations: 10,
-                        per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
-                        repeats: Vec::new(),
-                    },
+                    timing: timing(t),
                     bursts: 20,
                     bytes_per_burst: (w * per_worker) as u64,
                     writes_per_burst: 1.0,
