@@ -206,32 +206,29 @@ impl LockHook for Counting {
         }
     }
 
-    fn tokio_lock<'a>(
+    async fn tokio_lock<'a>(
         &'a self,
         inbox: &'a tokio::sync::Mutex<Vec<u8>>,
-    ) -> impl Future<Output = tokio::sync::MutexGuard<'a, Vec<u8>>> + Send + 'a {
-        async move {
-            self.asking();
-            // The lock future itself, polled as `.await` would poll it,
-            // noting when it first said "not yet", and whether that was for
-            // the budget (the lock says "not yet" before trying when the
-            // budget is spent).
-            let mut lock = pin!(inbox.lock());
-            let mut asked: Option<Instant> = None;
-            let mut spent = false;
-            let guard = poll_fn(|cx| {
-                let budget_left = budget_left();
-                let polled = lock.as_mut().poll(cx);
-                if polled.is_pending() && asked.is_none() {
-                    asked = Some(Instant::now());
-                    spent = budget_left == Some(false);
-                }
-                polled
-            })
-            .await;
-            self.taken(asked, spent);
-            guard
-        }
+    ) -> tokio::sync::MutexGuard<'a, Vec<u8>> {
+        self.asking();
+        // The lock future itself, polled as `.await` would poll it, noting
+        // when it first said "not yet", and whether that was for the budget
+        // (the lock says "not yet" before trying when the budget is spent).
+        let mut lock = pin!(inbox.lock());
+        let mut asked: Option<Instant> = None;
+        let mut spent = false;
+        let guard = poll_fn(|cx| {
+            let budget_left = budget_left();
+            let polled = lock.as_mut().poll(cx);
+            if polled.is_pending() && asked.is_none() {
+                asked = Some(Instant::now());
+                spent = budget_left == Some(false);
+            }
+            polled
+        })
+        .await;
+        self.taken(asked, spent);
+        guard
     }
 }
 
