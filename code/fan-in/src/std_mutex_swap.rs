@@ -1,7 +1,6 @@
 //! Design 4, the published alternative: producers push into a shared
 //! `Vec<u8>` behind a `std::sync::Mutex`; the consumer swaps it for its own
 //! empty buffer and writes the whole batch in one call.
-use std::future::Future;
 use std::io;
 use std::sync::{Arc, Mutex};
 
@@ -15,32 +14,22 @@ pub type Inbox = Arc<Mutex<Vec<u8>>>;
 pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
     let inbox = Inbox::default();
     let live = LiveProducers::new(workers);
-    let consumer = tokio::spawn(consume(Arc::clone(&inbox), live.clone(), sink));
+    // `NoHook`: each `hook.std_lock(&inbox)` below is the plain
+    // `inbox.lock().unwrap()`. The counted bursts (`cause.rs`) run these same
+    // loops with a hook that counts every lock.
+    let consumer = tokio::spawn(consume_with(Arc::clone(&inbox), live.clone(), sink, NoHook));
     for w in 0..workers {
-        tokio::spawn(produce(Arc::clone(&inbox), live.enlist(), w, per_worker));
+        tokio::spawn(produce_with(
+            Arc::clone(&inbox),
+            live.enlist(),
+            w,
+            per_worker,
+            NoHook,
+        ));
     }
     consumer.await?
 }
 
-pub fn produce(
-    inbox: Inbox,
-    departure: Departure,
-    worker: usize,
-    per_worker: usize,
-) -> impl Future<Output = ()> {
-    produce_with(inbox, departure, worker, per_worker, NoHook)
-}
-
-pub fn consume(
-    inbox: Inbox,
-    live: LiveProducers,
-    sink: Sink,
-) -> impl Future<Output = io::Result<Sink>> {
-    consume_with(inbox, live, sink, NoHook)
-}
-
-// `hook.std_lock(&inbox)` is `inbox.lock().unwrap()` in the timed burst
-// (`NoHook`); the counted bursts pass a hook that counts the lock.
 pub async fn produce_with(
     inbox: Inbox,
     departure: Departure,

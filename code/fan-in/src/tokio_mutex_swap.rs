@@ -1,6 +1,5 @@
 //! Design 5: the same swap with `tokio::sync::Mutex`, whose lock is a future
 //! (a fair semaphore): every push may park the producer and queue a waker.
-use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
@@ -16,31 +15,22 @@ pub type Inbox = Arc<Mutex<Vec<u8>>>;
 pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
     let inbox = Inbox::default();
     let live = LiveProducers::new(workers);
-    let consumer = tokio::spawn(consume(Arc::clone(&inbox), live.clone(), sink));
+    // `NoHook`: each `hook.tokio_lock(&inbox)` below is the plain
+    // `inbox.lock().await`. The counted bursts (`cause.rs`) run these same
+    // loops with a hook that counts every lock.
+    let consumer = tokio::spawn(consume_with(Arc::clone(&inbox), live.clone(), sink, NoHook));
     for w in 0..workers {
-        tokio::spawn(produce(Arc::clone(&inbox), live.enlist(), w, per_worker));
+        tokio::spawn(produce_with(
+            Arc::clone(&inbox),
+            live.enlist(),
+            w,
+            per_worker,
+            NoHook,
+        ));
     }
     consumer.await?
 }
 
-pub fn produce(
-    inbox: Inbox,
-    departure: Departure,
-    worker: usize,
-    per_worker: usize,
-) -> impl Future<Output = ()> {
-    produce_with(inbox, departure, worker, per_worker, NoHook)
-}
-
-pub fn consume(
-    inbox: Inbox,
-    live: LiveProducers,
-    sink: Sink,
-) -> impl Future<Output = io::Result<Sink>> {
-    consume_with(inbox, live, sink, NoHook)
-}
-
-// `hook.tokio_lock(&inbox)` is `inbox.lock()` in the timed burst (`NoHook`).
 pub async fn produce_with(
     inbox: Inbox,
     departure: Departure,
