@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 use tokio::task::LocalSet;
 
 use crate::burst::LiveProducers;
-use crate::lock_hook::{LockHook, StdSwap, SwapLoops, TokioSwap};
+use crate::lock_hook::LockHook;
 use crate::sink::Sink;
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
 use crate::Design;
 
 /// The first tokio release that can say whether a task's co-op budget is

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use tokio::task::LocalSet;
 
 use crate::burst::LiveProducers;
-use crate::lock_hook::{StdSwap, SwapLoops, TokioSwap};
 use crate::sink::Sink;
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
 use crate::{std_mutex_swap, tokio_mutex_swap, Design};
 
 // ANCHOR: burst

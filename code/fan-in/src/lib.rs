@@ -14,6 +14,7 @@ pub mod plan;
 pub mod published;
 pub mod run;
 pub mod sink;
+pub mod swap_loops;
 pub mod sweep;
 
 pub mod async_channel_inbox;

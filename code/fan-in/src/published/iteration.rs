@@ -19,8 +19,8 @@ use super::sink::ConnectionsSink;
 use super::SHARED_CAPACITY;
 use crate::burst::LiveProducers;
 use crate::experiment::BURST_TIMEOUT;
-use crate::lock_hook::{StdSwap, SwapLoops, TokioSwap};
 use crate::sink::{Accepted, Sink};
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
 use crate::{mpsc_recv_many, mpsc_unbounded, Design};
 
 /// What the iterations of one timing share.
