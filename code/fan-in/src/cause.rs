@@ -328,3 +328,55 @@ pub async fn burst_on_driver(
         other => Err(no_lock(other)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Barrier, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_counting_hook_counts_turns_waits_and_a_producers_pushes_once() {
+        let counters = Arc::new(Counters::default());
+        let inbox = Mutex::new(Vec::new());
+        let consumer = Counting::consumer(&counters);
+        // Free when asked: a turn, no wait.
+        drop(consumer.std_lock(&inbox));
+        // Held by another thread for 20 ms when asked: a turn and a wait.
+        let held = Barrier::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let guard = inbox.lock().unwrap();
+                held.wait();
+                std::thread::sleep(Duration::from_millis(20));
+                drop(guard);
+            });
+            held.wait();
+            drop(consumer.std_lock(&inbox));
+        });
+        // A producer of three pushes adds them when it makes its last.
+        let producer = Counting::producer(&counters, 3);
+        for _ in 0..2 {
+            producer.std_lock(&inbox).push(1);
+        }
+        assert_eq!(counters.pushes.load(Ordering::Relaxed), 0);
+        producer.std_lock(&inbox).push(1);
+        let k = counters.take();
+        assert_eq!(
+            (
+                k.consumer_turns,
+                k.consumer_waits,
+                k.pushes,
+                k.pushes_waited
+            ),
+            (2, 1, 3, 0)
+        );
+        assert!(k.consumer_wait_ns >= 10_000_000, "{k:?}");
+        assert_eq!(inbox.lock().unwrap().len(), 3);
+        // The timed burst's hook takes the same lock and counts nothing.
+        crate::lock_hook::NoHook.std_lock(&inbox).clear();
+        let k = counters.take();
+        assert_eq!((k.consumer_turns, k.consumer_waits, k.pushes), (0, 0, 0));
+    }
+}
