@@ -11,33 +11,14 @@
 //! Recording takes no lock: the receiver owns its histogram and its table of
 //! dequeue times, each producer owns its table of send-completion times, and
 //! the tables are joined after every task has finished.
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-/// What travels through the channel: who sent it and when.
-#[derive(Clone, Copy, Debug)]
-pub struct Stamp {
-    pub producer: u32,
-    pub seq: u32,
-    /// Nanoseconds since the run's origin, taken just before `send().await`.
-    pub sent_ns: u64,
-}
-
-/// The two operations experiment B needs from an async channel.
-pub trait AsyncChannel: 'static {
-    type Tx: Clone + Send + Sync + 'static;
-    type Rx: Send + 'static;
-    const ID: &'static str;
-    fn open(bound: usize) -> (Self::Tx, Self::Rx);
-    /// Resolves to false if the receiver is gone.
-    fn send(tx: &Self::Tx, msg: Stamp) -> impl Future<Output = bool> + Send + '_;
-    /// Resolves to `None` once every sender is dropped and the channel is empty.
-    fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<Stamp>> + Send + '_;
-}
+use crate::backpressure_common::{histogram, Received};
+pub use crate::backpressure_common::{AsyncChannel, Latencies, Stamp};
+use crate::backpressure_published;
 
 pub struct Tokio;
 
@@ -142,32 +123,6 @@ pub fn run_named(
     }
 }
 
-/// A latency distribution as stored in the results: HDR histogram summary, ns.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Latencies {
-    pub count: u64,
-    pub mean_ns: f64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
-}
-
-impl Latencies {
-    pub(crate) fn of(h: &Histogram<u64>) -> Latencies {
-        Latencies {
-            count: h.len(),
-            mean_ns: h.mean(),
-            p50_ns: h.value_at_quantile(0.50),
-            p90_ns: h.value_at_quantile(0.90),
-            p99_ns: h.value_at_quantile(0.99),
-            p999_ns: h.value_at_quantile(0.999),
-            max_ns: h.max(),
-        }
-    }
-}
-
 /// One validated back-pressure run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Run {
@@ -191,20 +146,6 @@ impl Run {
     pub fn throughput(&self) -> f64 {
         self.received as f64 / (self.wall_ns as f64 / 1e9)
     }
-}
-
-pub(crate) fn histogram() -> Histogram<u64> {
-    // 1 ns to 1 hour at three significant digits.
-    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
-}
-
-/// What a receiver recorded: the published-method latencies and, per
-/// message id (`producer * messages_per_task + seq`), its dequeue time.
-pub(crate) struct Received {
-    pub(crate) before_send: Histogram<u64>,
-    pub(crate) dequeued_ns: Vec<u64>,
-    pub(crate) duplicates: u64,
-    pub(crate) out_of_range: u64,
 }
 
 // ANCHOR: producer
@@ -335,7 +276,7 @@ pub fn run_rung<C: AsyncChannel>(
         .build()
         .context("building the multi-thread runtime")?;
     let total = tasks * messages_per_task;
-    let shared = crate::backpressure_published::SharedVec::default();
+    let shared = backpressure_published::SharedVec::default();
     let outcome = rt.block_on(async {
         tokio::time::timeout(limit, async {
             let (tx, rx) = C::open(bound);
@@ -347,7 +288,7 @@ pub fn run_rung<C: AsyncChannel>(
                         Some(receive::<C>(rx, messages_per_task, total, origin).await)
                     }
                     Recording::SharedVec => {
-                        crate::backpressure_published::receive::<C>(rx, into, origin).await;
+                        backpressure_published::receive::<C>(rx, into, origin).await;
                         None
                     }
                 }
@@ -418,8 +359,7 @@ pub fn run_rung<C: AsyncChannel>(
                 Some(last) if slept => last,
                 _ => wall_ns,
             };
-            let received =
-                crate::backpressure_published::received(&entries, messages_per_task, total);
+            let received = backpressure_published::received(&entries, messages_per_task, total);
             let mut run = summarise::<C>(
                 tasks,
                 messages_per_task,
@@ -431,7 +371,7 @@ pub fn run_rung<C: AsyncChannel>(
             // What the published program would have averaged: the entries
             // in the Vec when its pause ended.
             let (before, in_queue) =
-                crate::backpressure_published::latencies(&entries[..counted as usize], &sent)
+                backpressure_published::latencies(&entries[..counted as usize], &sent)
                     .with_context(|| {
                         format!("{what}: nothing was recorded when the pause ended")
                     })?;

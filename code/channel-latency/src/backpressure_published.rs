@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use tokio::sync::Mutex;
 
-use crate::backpressure::{histogram, AsyncChannel, Latencies, Received};
+use crate::backpressure_common::{histogram, AsyncChannel, Latencies, Received};
 
 /// One message as the published receiver records it.
 #[derive(Clone, Copy, Debug)]

@@ -18,55 +18,9 @@ use crate::tokio_mpsc::TokioMpsc;
 use crate::{BURST, CAPACITY};
 
 // ANCHOR: counted
-/// `bursts` tokio bursts awaited in one `block_on` (entering the runtime
-/// is not counted per burst); panics unless every burst's sum is right.
-fn tokio_bursts<P: Payload>(bursts: u64) {
-    let rt = crate::sweep::current_thread_runtime().expect("a current-thread runtime");
-    let mut chan = TokioMpsc::<P>::new(CAPACITY);
-    let mut stock = P::stock(BURST);
-    let right = counted(|| {
-        rt.block_on(async {
-            let mut right = 0;
-            for _ in 0..bursts {
-                right += u64::from(chan.burst(&mut stock, BURST).await == burst_checksum(BURST));
-            }
-            right
-        })
-    });
-    assert_eq!(right, bursts, "a tokio burst returned the wrong sum");
-    assert!(chan.is_drained(), "messages were left in the channel");
-}
-
-fn crossbeam_bursts<P: Payload>(bursts: u64) {
-    let mut chan = CrossbeamBounded::<P>::new(CAPACITY);
-    let mut stock = P::stock(BURST);
-    let right = counted(|| {
-        let mut right = 0;
-        for _ in 0..bursts {
-            right += u64::from(chan.burst(&mut stock, BURST) == burst_checksum(BURST));
-        }
-        right
-    });
-    assert_eq!(right, bursts, "a crossbeam burst returned the wrong sum");
-    assert!(chan.is_drained(), "messages were left in the channel");
-}
-// ANCHOR_END: counted
-
-/// `bursts` bursts of a compared sync channel, counted like crossbeam's.
-fn sync_bursts<P: Payload, C: SyncBurst<P>>(mut chan: C, bursts: u64, what: &str) {
-    let mut stock = P::stock(BURST);
-    let right = counted(|| {
-        let mut right = 0;
-        for _ in 0..bursts {
-            right += u64::from(chan.burst(&mut stock, BURST) == burst_checksum(BURST));
-        }
-        right
-    });
-    assert_eq!(right, bursts, "a {what} burst returned the wrong sum");
-    assert!(chan.is_drained(), "messages were left in the channel");
-}
-
-/// `bursts` bursts of a compared async channel, counted like tokio's.
+/// `bursts` bursts of an async channel (tokio's, and the compared async
+/// ends) awaited in one `block_on` (entering the runtime is not counted per
+/// burst); panics unless every burst's sum is right.
 fn async_bursts<P: Payload, C: AsyncBurst<P>>(mut chan: C, bursts: u64, what: &str) {
     let rt = crate::sweep::current_thread_runtime().expect("a current-thread runtime");
     let mut stock = P::stock(BURST);
@@ -82,6 +36,30 @@ fn async_bursts<P: Payload, C: AsyncBurst<P>>(mut chan: C, bursts: u64, what: &s
     assert_eq!(right, bursts, "a {what} burst returned the wrong sum");
     assert!(chan.is_drained(), "messages were left in the channel");
 }
+
+/// The same for a sync channel (crossbeam's, and the compared sync ends),
+/// on the calling thread.
+fn sync_bursts<P: Payload, C: SyncBurst<P>>(mut chan: C, bursts: u64, what: &str) {
+    let mut stock = P::stock(BURST);
+    let right = counted(|| {
+        let mut right = 0;
+        for _ in 0..bursts {
+            right += u64::from(chan.burst(&mut stock, BURST) == burst_checksum(BURST));
+        }
+        right
+    });
+    assert_eq!(right, bursts, "a {what} burst returned the wrong sum");
+    assert!(chan.is_drained(), "messages were left in the channel");
+}
+
+fn tokio_bursts<P: Payload>(bursts: u64) {
+    async_bursts::<P, _>(TokioMpsc::<P>::new(CAPACITY), bursts, "tokio");
+}
+
+fn crossbeam_bursts<P: Payload>(bursts: u64) {
+    sync_bursts::<P, _>(CrossbeamBounded::<P>::new(CAPACITY), bursts, "crossbeam");
+}
+// ANCHOR_END: counted
 
 fn flume_sync_bursts<P: Payload>(bursts: u64) {
     sync_bursts::<P, _>(FlumeSync::<P>::new(CAPACITY), bursts, "flume (sync)");

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
 use crate::crossbeam_bounded::CrossbeamBounded;
-use crate::payload::{burst_checksum, Payload};
+use crate::payload::{self, burst_checksum, ForSize, Payload};
 use crate::stack;
 use crate::tokio_mpsc::TokioMpsc;
 use crate::{BURST, CAPACITY};
@@ -85,18 +85,14 @@ pub struct Window {
 /// Times window number `index` at `bytes` (one of `PAYLOAD_SIZES`) on `rt`,
 /// a current-thread runtime.
 pub fn window(bytes: usize, index: usize, rt: &Runtime) -> Result<Window> {
-    let f = match bytes {
-        8 => window_of::<[u8; 8]>,
-        64 => window_of::<[u8; 64]>,
-        256 => window_of::<[u8; 256]>,
-        512 => window_of::<[u8; 512]>,
-        1024 => window_of::<[u8; 1024]>,
-        4096 => window_of::<[u8; 4096]>,
-        16384 => window_of::<[u8; 16384]>,
-        32768 => window_of::<[u8; 32768]>,
-        other => anyhow::bail!("no payload type for {other} bytes"),
-    };
-    f(index, rt)
+    struct At<'a>(usize, &'a Runtime);
+    impl ForSize for At<'_> {
+        type Out = Window;
+        fn run<const N: usize>(self) -> Result<Window> {
+            window_of::<[u8; N]>(self.0, self.1)
+        }
+    }
+    payload::for_size(bytes, At(index, rt))
 }
 
 /// One tokio burst at stack step `turn`: nanoseconds and checksum. The

@@ -19,6 +19,7 @@
 //!   the data is per-machine results files, the comparison is in [`book`].
 pub mod async_channel_bounded;
 pub mod backpressure;
+pub mod backpressure_common;
 pub mod backpressure_ladder;
 pub mod backpressure_published;
 pub mod book;
@@ -55,9 +56,9 @@ use harness::Profile;
 pub const BURST: usize = 1000;
 pub const CAPACITY: usize = 1000;
 
-/// Payload sizes in bytes. Every payload starts with an 8-byte sequence
-/// number, which the receiver reads back to prove what arrived.
-pub const PAYLOAD_SIZES: [usize; 8] = [8, 64, 256, 512, 1024, 4096, 16384, 32768];
+/// Payload sizes in bytes (the table is in [`payload`], beside the one
+/// match that turns a size into its message type).
+pub use payload::PAYLOAD_SIZES;
 
 /// The sizes the compared crates (`Variant::COMPARED`) are measured at:
 /// the smallest and the largest, where the page's picks are, and two

@@ -25,7 +25,7 @@ use tokio::runtime::Runtime;
 
 use crate::crossbeam_bounded::CrossbeamBounded;
 use crate::drivers::{Driver, Flavour, Runtimes};
-use crate::payload::{burst_checksum, Payload};
+use crate::payload::{self, burst_checksum, ForSize, Payload};
 use crate::stack;
 use crate::tokio_mpsc::TokioMpsc;
 use crate::{BURST, CAPACITY};
@@ -249,18 +249,14 @@ pub fn window(
     pairs: usize,
     rts: &Runtimes,
 ) -> Result<MethodPoint> {
-    let f = match bytes {
-        8 => window_of::<[u8; 8]>,
-        64 => window_of::<[u8; 64]>,
-        256 => window_of::<[u8; 256]>,
-        512 => window_of::<[u8; 512]>,
-        1024 => window_of::<[u8; 1024]>,
-        4096 => window_of::<[u8; 4096]>,
-        16384 => window_of::<[u8; 16384]>,
-        32768 => window_of::<[u8; 32768]>,
-        other => anyhow::bail!("no payload type for {other} bytes"),
-    };
-    f(m, index, pairs, rts)
+    struct At<'a>(&'a Method, usize, usize, &'a Runtimes);
+    impl ForSize for At<'_> {
+        type Out = MethodPoint;
+        fn run<const N: usize>(self) -> Result<MethodPoint> {
+            window_of::<[u8; N]>(self.0, self.1, self.2, self.3)
+        }
+    }
+    payload::for_size(bytes, At(m, index, pairs, rts))
 }
 
 /// Counts the bursts a window ran and how many returned the wrong sum.

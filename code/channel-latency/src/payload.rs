@@ -1,5 +1,10 @@
 //! The messages of experiment A. Each carries its sequence number in its first
 //! eight bytes so the receiver can prove every message arrived exactly once.
+//!
+//! The sizes they come in are one table, [`PAYLOAD_SIZES`], and
+//! [`for_size`] turns a size read from it into the type of that size: the
+//! one place a number of bytes becomes a `[u8; N]`.
+use anyhow::{bail, Result};
 
 /// A message type and the stock it is made from. `take` builds message `seq`
 /// from the stock, `give` hands a received message back and returns its
@@ -67,8 +72,83 @@ impl<const N: usize> Payload for Box<[u8; N]> {
 }
 // ANCHOR_END: payload
 
+/// Code to run at one payload size, the size as the const `N` (a
+/// `[u8; N]` or a `Box<[u8; N]>` message): what [`for_size`] calls.
+pub trait ForSize {
+    type Out;
+    fn run<const N: usize>(self) -> Result<Self::Out>;
+}
+
+/// The table of sizes: it defines both [`PAYLOAD_SIZES`] and the one match
+/// in [`for_size`], so a size cannot be listed without a type or the
+/// reverse.
+macro_rules! payload_sizes {
+    ($($n:literal),+ $(,)?) => {
+        /// Payload sizes in bytes. Every payload starts with an 8-byte sequence
+        /// number, which the receiver reads back to prove what arrived.
+        pub const PAYLOAD_SIZES: [usize; [$($n),+].len()] = [$($n),+];
+
+        /// Runs `visitor` at the payload size `bytes`, one of [`PAYLOAD_SIZES`];
+        /// any other size is an error.
+        pub fn for_size<V: ForSize>(bytes: usize, visitor: V) -> Result<V::Out> {
+            match bytes {
+                $($n => visitor.run::<$n>(),)+
+                other => bail!("no payload type for {other} bytes (the sizes are {PAYLOAD_SIZES:?})"),
+            }
+        }
+    };
+}
+
+payload_sizes!(8, 64, 256, 512, 1024, 4096, 16384, 32768);
+
 /// What the receiver's sum of sequence numbers must be after one burst.
 pub fn burst_checksum(burst: usize) -> u64 {
     let n = burst as u64;
     n * (n - 1) / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reports the `N` it was run at and the size of the message types
+    /// that `N` makes.
+    struct Sizes;
+
+    impl ForSize for Sizes {
+        type Out = (usize, usize, usize);
+        fn run<const N: usize>(self) -> Result<Self::Out> {
+            Ok((
+                N,
+                <[u8; N] as Payload>::BYTES,
+                <Box<[u8; N]> as Payload>::BYTES,
+            ))
+        }
+    }
+
+    #[test]
+    fn every_listed_size_dispatches_to_its_own_type() {
+        for bytes in PAYLOAD_SIZES {
+            assert_eq!(for_size(bytes, Sizes).unwrap(), (bytes, bytes, bytes));
+        }
+        assert!(
+            PAYLOAD_SIZES.windows(2).all(|w| w[0] < w[1]),
+            "ascending, no repeats"
+        );
+        assert_eq!(
+            PAYLOAD_SIZES[0], 8,
+            "the smallest holds the sequence number"
+        );
+    }
+
+    #[test]
+    fn an_unlisted_size_is_refused_by_name() {
+        for bytes in [0, 7, 100, 65536] {
+            let e = for_size(bytes, Sizes).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("no payload type for {bytes} bytes")) && e.contains("32768"),
+                "{e}"
+            );
+        }
+    }
 }

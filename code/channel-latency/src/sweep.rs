@@ -25,7 +25,7 @@ use crate::flume_sync::FlumeSync;
 use crate::kanal_async::KanalAsync;
 use crate::kanal_sync::KanalSync;
 use crate::memcpy_floor::MemcpyFloor;
-use crate::payload::{burst_checksum, Payload};
+use crate::payload::{self, burst_checksum, ForSize, Payload};
 use crate::stack;
 use crate::std_sync_channel::StdSyncChannel;
 use crate::tokio_mpsc::TokioMpsc;
@@ -316,20 +316,6 @@ fn point<P: Payload>(
     })
 }
 
-fn sized<const N: usize>(
-    variant: Variant,
-    carry: Carry,
-    rt: &Runtime,
-    lab: &Lab,
-    sampling: Sampling,
-    repeat: usize,
-) -> Result<Point> {
-    match carry {
-        Carry::Array => point::<[u8; N]>(variant, carry, rt, lab, sampling, repeat),
-        Carry::Boxed => point::<Box<[u8; N]>>(variant, carry, rt, lab, sampling, repeat),
-    }
-}
-
 /// Measures one variant at one payload size (one of `PAYLOAD_SIZES`), as
 /// repeat number `repeat` of the point (which keeps its timing id unique).
 pub fn measure_point(
@@ -341,18 +327,18 @@ pub fn measure_point(
     sampling: Sampling,
     repeat: usize,
 ) -> Result<Point> {
-    let f = match bytes {
-        8 => sized::<8>,
-        64 => sized::<64>,
-        256 => sized::<256>,
-        512 => sized::<512>,
-        1024 => sized::<1024>,
-        4096 => sized::<4096>,
-        16384 => sized::<16384>,
-        32768 => sized::<32768>,
-        other => anyhow::bail!("no payload type for {other} bytes"),
-    };
-    f(variant, carry, rt, lab, sampling, repeat)
+    struct At<'a>(Variant, Carry, &'a Runtime, &'a Lab, Sampling, usize);
+    impl ForSize for At<'_> {
+        type Out = Point;
+        fn run<const N: usize>(self) -> Result<Point> {
+            let At(variant, carry, rt, lab, sampling, repeat) = self;
+            match carry {
+                Carry::Array => point::<[u8; N]>(variant, carry, rt, lab, sampling, repeat),
+                Carry::Boxed => point::<Box<[u8; N]>>(variant, carry, rt, lab, sampling, repeat),
+            }
+        }
+    }
+    payload::for_size(bytes, At(variant, carry, rt, lab, sampling, repeat))
 }
 
 /// Times one `memcpy` of `BURST * bytes` bytes and checks it copied them

@@ -1,5 +1,6 @@
 //! What the consumer's placement does to the two swaps, counted rather than
-//! timed: the swaps of designs 4 and 5 with every lock they take counted,
+//! timed: the swaps of designs 4 and 5, their own loops run with a hook
+//! (`lock_hook`) that counts every lock they take,
 //! run where the published bench ran the consumer (the `block_on` thread)
 //! and where the book runs it (a task on a worker).
 //!
@@ -21,8 +22,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::task::LocalSet;
 
-use crate::burst::{message, Departure, LiveProducers};
+use crate::burst::LiveProducers;
+use crate::lock_hook::LockHook;
 use crate::sink::Sink;
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
 use crate::Design;
 
 /// The first tokio release that can say whether a task's co-op budget is
@@ -110,69 +113,112 @@ pub fn context_switches() -> Option<u64> {
     Some(total)
 }
 
-/// A swap's mutex, locked with the wait counted.
-trait CountedLock: Send + Sync + 'static {
-    fn new() -> Self;
-    /// Runs `f` under the lock; counts a wait in `waits` (and its length in
-    /// `wait_ns`, when given) if the lock was taken when asked for, and a
-    /// yield in `yields` if the task had to yield for its budget instead.
-    fn with<R: Send>(
-        &self,
-        waits: &AtomicU64,
-        wait_ns: Option<&AtomicU64>,
-        yields: &AtomicU64,
-        f: impl FnOnce(&mut Vec<u8>) -> R + Send,
-    ) -> impl Future<Output = R> + Send;
+/// What a counting hook counts its locks as.
+#[derive(Debug)]
+enum Role {
+    /// The consumer: its turns, its waits and how long they lasted.
+    Consumer,
+    /// A producer of `per_worker` pushes: its waits. `pushed` is its own
+    /// tally; at its last push it adds them all to `Counters::pushes`,
+    /// before it leaves, so a burst's count is whole when its consumer
+    /// returns, and no producer touches a shared counter per push.
+    Producer { per_worker: u64, pushed: AtomicU64 },
 }
 
-impl CountedLock for std::sync::Mutex<Vec<u8>> {
-    fn new() -> Self {
-        std::sync::Mutex::new(Vec::new())
+/// The hook the counted bursts pass the swaps: every lock of the swap's own
+/// loops (`std_mutex_swap`, `tokio_mutex_swap`) is counted into `counters`.
+#[derive(Debug)]
+struct Counting {
+    counters: Arc<Counters>,
+    role: Role,
+}
+
+impl Counting {
+    fn consumer(counters: &Arc<Counters>) -> Counting {
+        Counting {
+            counters: Arc::clone(counters),
+            role: Role::Consumer,
+        }
     }
 
-    async fn with<R: Send>(
+    fn producer(counters: &Arc<Counters>, per_worker: usize) -> Counting {
+        Counting {
+            counters: Arc::clone(counters),
+            role: Role::Producer {
+                per_worker: per_worker as u64,
+                pushed: AtomicU64::new(0),
+            },
+        }
+    }
+
+    /// Counts a lock asked for: a consumer's turn, or a producer's push.
+    fn asking(&self) {
+        match &self.role {
+            Role::Consumer => {
+                self.counters.consumer_turns.fetch_add(1, Ordering::Relaxed);
+            }
+            Role::Producer { per_worker, pushed } => {
+                // Only this producer's task touches `pushed`.
+                let n = pushed.load(Ordering::Relaxed) + 1;
+                pushed.store(n, Ordering::Relaxed);
+                if n == *per_worker {
+                    self.counters.pushes.fetch_add(n, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Counts a lock held: a wait if it was taken when asked for (since
+    /// `asked`), or a yield if the task had to yield for its budget instead.
+    fn taken(&self, asked: Option<Instant>, spent: bool) {
+        let c = &self.counters;
+        if spent {
+            c.budget_yields.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(asked) = asked {
+            match self.role {
+                Role::Consumer => {
+                    c.consumer_waits.fetch_add(1, Ordering::Relaxed);
+                    let ns = asked.elapsed().as_nanos() as u64;
+                    c.consumer_wait_ns.fetch_add(ns, Ordering::Relaxed);
+                }
+                Role::Producer { .. } => {
+                    c.pushes_waited.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+}
+
+impl LockHook for Counting {
+    fn std_lock<'a>(
         &self,
-        waits: &AtomicU64,
-        wait_ns: Option<&AtomicU64>,
-        _yields: &AtomicU64,
-        f: impl FnOnce(&mut Vec<u8>) -> R + Send,
-    ) -> R {
-        let mut guard = match self.try_lock() {
+        inbox: &'a std::sync::Mutex<Vec<u8>>,
+    ) -> std::sync::MutexGuard<'a, Vec<u8>> {
+        self.asking();
+        match inbox.try_lock() {
             Ok(guard) => guard,
             Err(TryLockError::WouldBlock) => {
-                waits.fetch_add(1, Ordering::Relaxed);
                 let asked = Instant::now();
-                let guard = self.lock().unwrap();
-                if let Some(ns) = wait_ns {
-                    ns.fetch_add(asked.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                }
+                let guard = inbox.lock().unwrap();
+                self.taken(Some(asked), false);
                 guard
             }
             Err(TryLockError::Poisoned(e)) => panic!("{e}"),
-        };
-        f(&mut guard)
-    }
-}
-
-impl CountedLock for tokio::sync::Mutex<Vec<u8>> {
-    fn new() -> Self {
-        tokio::sync::Mutex::new(Vec::new())
+        }
     }
 
-    async fn with<R: Send>(
-        &self,
-        waits: &AtomicU64,
-        wait_ns: Option<&AtomicU64>,
-        yields: &AtomicU64,
-        f: impl FnOnce(&mut Vec<u8>) -> R + Send,
-    ) -> R {
+    async fn tokio_lock<'a>(
+        &'a self,
+        inbox: &'a tokio::sync::Mutex<Vec<u8>>,
+    ) -> tokio::sync::MutexGuard<'a, Vec<u8>> {
+        self.asking();
         // The lock future itself, polled as `.await` would poll it, noting
         // when it first said "not yet", and whether that was for the budget
         // (the lock says "not yet" before trying when the budget is spent).
-        let mut lock = pin!(self.lock());
+        let mut lock = pin!(inbox.lock());
         let mut asked: Option<Instant> = None;
         let mut spent = false;
-        let mut guard = poll_fn(|cx| {
+        let guard = poll_fn(|cx| {
             let budget_left = budget_left();
             let polled = lock.as_mut().poll(cx);
             if polled.is_pending() && asked.is_none() {
@@ -182,89 +228,29 @@ impl CountedLock for tokio::sync::Mutex<Vec<u8>> {
             polled
         })
         .await;
-        if spent {
-            yields.fetch_add(1, Ordering::Relaxed);
-        } else if let Some(asked) = asked {
-            waits.fetch_add(1, Ordering::Relaxed);
-            if let Some(ns) = wait_ns {
-                ns.fetch_add(asked.elapsed().as_nanos() as u64, Ordering::Relaxed);
-            }
-        }
-        f(&mut guard)
-    }
-}
-
-async fn produce<L: CountedLock>(
-    inbox: Arc<L>,
-    departure: Departure,
-    worker: usize,
-    per_worker: usize,
-    counters: Arc<Counters>,
-) {
-    let _departure = departure;
-    for i in 0..per_worker {
-        inbox
-            .with(
-                &counters.pushes_waited,
-                None,
-                &counters.budget_yields,
-                |b| b.push(message(worker, i)),
-            )
-            .await;
-    }
-    counters
-        .pushes
-        .fetch_add(per_worker as u64, Ordering::Relaxed);
-}
-
-/// The fair consumer of designs 4 and 5, its turns counted.
-async fn consume<L: CountedLock>(
-    inbox: Arc<L>,
-    live: LiveProducers,
-    mut sink: Sink,
-    counters: Arc<Counters>,
-) -> io::Result<Sink> {
-    let mut batch = Vec::new();
-    loop {
-        let finished = live.all_done();
-        inbox
-            .with(
-                &counters.consumer_waits,
-                Some(&counters.consumer_wait_ns),
-                &counters.budget_yields,
-                |b| std::mem::swap(&mut batch, b),
-            )
-            .await;
-        counters.consumer_turns.fetch_add(1, Ordering::Relaxed);
-        if !batch.is_empty() {
-            sink.write_all(&batch).await?;
-            batch.clear();
-        } else if finished {
-            return Ok(sink);
-        } else {
-            tokio::task::yield_now().await;
-        }
+        self.taken(asked, spent);
+        guard
     }
 }
 
 /// The inbox and producers of one counted burst.
-fn inbox<L: CountedLock>(
+fn inbox<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     counters: &Arc<Counters>,
-) -> (Arc<L>, LiveProducers, impl FnOnce() + Send + 'static) {
-    let inbox = Arc::new(L::new());
+) -> (S::Inbox, LiveProducers, impl FnOnce() + Send + 'static) {
+    let inbox = S::Inbox::default();
     let live = LiveProducers::new(workers);
     let spawn_producers = {
-        let (inbox, live, counters) = (Arc::clone(&inbox), live.clone(), Arc::clone(counters));
+        let (inbox, live, counters) = (inbox.clone(), live.clone(), Arc::clone(counters));
         move || {
             for w in 0..workers {
-                tokio::spawn(produce(
-                    Arc::clone(&inbox),
+                tokio::spawn(S::produce_with(
+                    inbox.clone(),
                     live.enlist(),
                     w,
                     per_worker,
-                    Arc::clone(&counters),
+                    Counting::producer(&counters, per_worker),
                 ));
             }
         }
@@ -272,27 +258,37 @@ fn inbox<L: CountedLock>(
     (inbox, live, spawn_producers)
 }
 
-async fn on_worker<L: CountedLock>(
+async fn on_worker<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     sink: Sink,
     counters: Arc<Counters>,
 ) -> io::Result<Sink> {
-    let (inbox, live, spawn_producers) = inbox::<L>(workers, per_worker, &counters);
-    let consumer = tokio::spawn(consume(inbox, live, sink, counters));
+    let (inbox, live, spawn_producers) = inbox::<S>(workers, per_worker, &counters);
+    let consumer = tokio::spawn(S::consume_with(
+        inbox,
+        live,
+        sink,
+        Counting::consumer(&counters),
+    ));
     spawn_producers();
     consumer.await?
 }
 
-async fn on_driver<L: CountedLock>(
+async fn on_driver<S: SwapLoops>(
     workers: usize,
     per_worker: usize,
     sink: Sink,
     counters: Arc<Counters>,
 ) -> io::Result<Sink> {
-    let (inbox, live, spawn_producers) = inbox::<L>(workers, per_worker, &counters);
+    let (inbox, live, spawn_producers) = inbox::<S>(workers, per_worker, &counters);
     let local = LocalSet::new();
-    let consumer = local.spawn_local(consume(inbox, live, sink, counters));
+    let consumer = local.spawn_local(S::consume_with(
+        inbox,
+        live,
+        sink,
+        Counting::consumer(&counters),
+    ));
     tokio::spawn(async move { spawn_producers() });
     local.run_until(consumer).await?
 }
@@ -311,12 +307,8 @@ pub async fn burst_on_worker(
     counters: Arc<Counters>,
 ) -> io::Result<Sink> {
     match design {
-        Design::StdMutexSwap => {
-            on_worker::<std::sync::Mutex<Vec<u8>>>(workers, per_worker, sink, counters).await
-        }
-        Design::TokioMutexSwap => {
-            on_worker::<tokio::sync::Mutex<Vec<u8>>>(workers, per_worker, sink, counters).await
-        }
+        Design::StdMutexSwap => on_worker::<StdSwap>(workers, per_worker, sink, counters).await,
+        Design::TokioMutexSwap => on_worker::<TokioSwap>(workers, per_worker, sink, counters).await,
         other => Err(no_lock(other)),
     }
 }
@@ -331,12 +323,60 @@ pub async fn burst_on_driver(
     counters: Arc<Counters>,
 ) -> io::Result<Sink> {
     match design {
-        Design::StdMutexSwap => {
-            on_driver::<std::sync::Mutex<Vec<u8>>>(workers, per_worker, sink, counters).await
-        }
-        Design::TokioMutexSwap => {
-            on_driver::<tokio::sync::Mutex<Vec<u8>>>(workers, per_worker, sink, counters).await
-        }
+        Design::StdMutexSwap => on_driver::<StdSwap>(workers, per_worker, sink, counters).await,
+        Design::TokioMutexSwap => on_driver::<TokioSwap>(workers, per_worker, sink, counters).await,
         other => Err(no_lock(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Barrier, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_counting_hook_counts_turns_waits_and_a_producers_pushes_once() {
+        let counters = Arc::new(Counters::default());
+        let inbox = Mutex::new(Vec::new());
+        let consumer = Counting::consumer(&counters);
+        // Free when asked: a turn, no wait.
+        drop(consumer.std_lock(&inbox));
+        // Held by another thread for 20 ms when asked: a turn and a wait.
+        let held = Barrier::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let guard = inbox.lock().unwrap();
+                held.wait();
+                std::thread::sleep(Duration::from_millis(20));
+                drop(guard);
+            });
+            held.wait();
+            drop(consumer.std_lock(&inbox));
+        });
+        // A producer of three pushes adds them when it makes its last.
+        let producer = Counting::producer(&counters, 3);
+        for _ in 0..2 {
+            producer.std_lock(&inbox).push(1);
+        }
+        assert_eq!(counters.pushes.load(Ordering::Relaxed), 0);
+        producer.std_lock(&inbox).push(1);
+        let k = counters.take();
+        assert_eq!(
+            (
+                k.consumer_turns,
+                k.consumer_waits,
+                k.pushes,
+                k.pushes_waited
+            ),
+            (2, 1, 3, 0)
+        );
+        assert!(k.consumer_wait_ns >= 10_000_000, "{k:?}");
+        assert_eq!(inbox.lock().unwrap().len(), 3);
+        // The timed burst's hook takes the same lock and counts nothing.
+        crate::lock_hook::NoHook.std_lock(&inbox).clear();
+        let k = counters.take();
+        assert_eq!((k.consumer_turns, k.consumer_waits, k.pushes), (0, 0, 0));
     }
 }

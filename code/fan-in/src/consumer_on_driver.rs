@@ -10,6 +10,7 @@ use tokio::task::LocalSet;
 
 use crate::burst::LiveProducers;
 use crate::sink::Sink;
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
 use crate::{std_mutex_swap, tokio_mutex_swap, Design};
 
 // ANCHOR: burst
@@ -24,14 +25,11 @@ pub async fn burst(
     let consumer = match design {
         Design::StdMutexSwap => {
             let inbox = std_mutex_swap::Inbox::default();
-            let consumer = local.spawn_local(std_mutex_swap::consume(
-                Arc::clone(&inbox),
-                live.clone(),
-                sink,
-            ));
+            let consumer =
+                local.spawn_local(StdSwap::consume(Arc::clone(&inbox), live.clone(), sink));
             tokio::spawn(async move {
                 for w in 0..workers {
-                    tokio::spawn(std_mutex_swap::produce(
+                    tokio::spawn(StdSwap::produce(
                         Arc::clone(&inbox),
                         live.enlist(),
                         w,
@@ -43,14 +41,11 @@ pub async fn burst(
         }
         Design::TokioMutexSwap => {
             let inbox = tokio_mutex_swap::Inbox::default();
-            let consumer = local.spawn_local(tokio_mutex_swap::consume(
-                Arc::clone(&inbox),
-                live.clone(),
-                sink,
-            ));
+            let consumer =
+                local.spawn_local(TokioSwap::consume(Arc::clone(&inbox), live.clone(), sink));
             tokio::spawn(async move {
                 for w in 0..workers {
-                    tokio::spawn(tokio_mutex_swap::produce(
+                    tokio::spawn(TokioSwap::produce(
                         Arc::clone(&inbox),
                         live.enlist(),
                         w,

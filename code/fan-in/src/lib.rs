@@ -7,12 +7,14 @@ pub mod burst;
 pub mod cause;
 pub mod consumer_on_driver;
 pub mod experiment;
+pub mod lock_hook;
 pub mod method;
 pub mod placement;
 pub mod plan;
 pub mod published;
 pub mod run;
 pub mod sink;
+pub mod swap_loops;
 pub mod sweep;
 
 pub mod async_channel_inbox;

@@ -5,6 +5,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use crate::burst::{message, Departure, LiveProducers};
+use crate::lock_hook::{LockHook, NoHook};
 use crate::sink::Sink;
 
 pub type Inbox = Arc<Mutex<Vec<u8>>>;
@@ -13,27 +14,47 @@ pub type Inbox = Arc<Mutex<Vec<u8>>>;
 pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
     let inbox = Inbox::default();
     let live = LiveProducers::new(workers);
-    let consumer = tokio::spawn(consume(Arc::clone(&inbox), live.clone(), sink));
+    // `NoHook`: each `hook.std_lock(&inbox)` below is the plain
+    // `inbox.lock().unwrap()`. The counted bursts (`cause.rs`) run these same
+    // loops with a hook that counts every lock.
+    let consumer = tokio::spawn(consume_with(Arc::clone(&inbox), live.clone(), sink, NoHook));
     for w in 0..workers {
-        tokio::spawn(produce(Arc::clone(&inbox), live.enlist(), w, per_worker));
+        tokio::spawn(produce_with(
+            Arc::clone(&inbox),
+            live.enlist(),
+            w,
+            per_worker,
+            NoHook,
+        ));
     }
     consumer.await?
 }
 
-pub async fn produce(inbox: Inbox, departure: Departure, worker: usize, per_worker: usize) {
+pub async fn produce_with(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+    hook: impl LockHook,
+) {
     let _departure = departure;
     for i in 0..per_worker {
-        inbox.lock().unwrap().push(message(worker, i));
+        hook.std_lock(&inbox).push(message(worker, i));
     }
 }
 
-pub async fn consume(inbox: Inbox, live: LiveProducers, mut sink: Sink) -> io::Result<Sink> {
+pub async fn consume_with(
+    inbox: Inbox,
+    live: LiveProducers,
+    mut sink: Sink,
+    hook: impl LockHook,
+) -> io::Result<Sink> {
     let mut batch = Vec::new();
     loop {
         // Read before the swap: if no producer was left, this swap sees
         // everything any of them pushed.
         let finished = live.all_done();
-        std::mem::swap(&mut batch, &mut *inbox.lock().unwrap());
+        std::mem::swap(&mut batch, &mut *hook.std_lock(&inbox));
         if !batch.is_empty() {
             sink.write_all(&batch).await?;
             // The published consumer never cleared its buffer and resent

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 
 use crate::burst::{message, Departure, LiveProducers};
+use crate::lock_hook::{LockHook, NoHook};
 use crate::sink::Sink;
 
 pub type Inbox = Arc<Mutex<Vec<u8>>>;
@@ -14,25 +15,45 @@ pub type Inbox = Arc<Mutex<Vec<u8>>>;
 pub async fn burst(workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
     let inbox = Inbox::default();
     let live = LiveProducers::new(workers);
-    let consumer = tokio::spawn(consume(Arc::clone(&inbox), live.clone(), sink));
+    // `NoHook`: each `hook.tokio_lock(&inbox)` below is the plain
+    // `inbox.lock().await`. The counted bursts (`cause.rs`) run these same
+    // loops with a hook that counts every lock.
+    let consumer = tokio::spawn(consume_with(Arc::clone(&inbox), live.clone(), sink, NoHook));
     for w in 0..workers {
-        tokio::spawn(produce(Arc::clone(&inbox), live.enlist(), w, per_worker));
+        tokio::spawn(produce_with(
+            Arc::clone(&inbox),
+            live.enlist(),
+            w,
+            per_worker,
+            NoHook,
+        ));
     }
     consumer.await?
 }
 
-pub async fn produce(inbox: Inbox, departure: Departure, worker: usize, per_worker: usize) {
+pub async fn produce_with(
+    inbox: Inbox,
+    departure: Departure,
+    worker: usize,
+    per_worker: usize,
+    hook: impl LockHook,
+) {
     let _departure = departure;
     for i in 0..per_worker {
-        inbox.lock().await.push(message(worker, i));
+        hook.tokio_lock(&inbox).await.push(message(worker, i));
     }
 }
 
-pub async fn consume(inbox: Inbox, live: LiveProducers, mut sink: Sink) -> io::Result<Sink> {
+pub async fn consume_with(
+    inbox: Inbox,
+    live: LiveProducers,
+    mut sink: Sink,
+    hook: impl LockHook,
+) -> io::Result<Sink> {
     let mut batch = Vec::new();
     loop {
         let finished = live.all_done();
-        std::mem::swap(&mut batch, &mut *inbox.lock().await);
+        std::mem::swap(&mut batch, &mut *hook.tokio_lock(&inbox).await);
         if !batch.is_empty() {
             sink.write_all(&batch).await?;
             batch.clear();

@@ -2,6 +2,8 @@
 //! exhibit; and `check` refuses results that make no sense.
 use std::sync::OnceLock;
 
+mod common;
+
 use harness::cli::{check_file, exhibits, render_exhibit};
 use harness::fixtures;
 use harness::measure::measure_in_memory;
@@ -336,54 +338,7 @@ fn headline_names_finite_estimates_inside_their_intervals() {
 
 /// Every point of workers 1, 8 and 2048, timed by `time(design, workers)`.
 fn synthetic(time: impl Fn(Design, usize) -> Estimate) -> FanInData {
-    let per_worker = 100;
-    let workers = vec![1, 8, 2048];
-    let mut points = Vec::new();
-    for sink in SinkKind::ALL {
-        for design in Design::ALL {
-            for &w in &workers {
-                let t = time(design, w);
-                points.push(Measured {
-                    sink,
-                    design,
-                    workers: w,
-                    // Half the samples at each end of the interval: the
-                    // median is the point, and a bootstrapped ratio's
-                    // interval reaches the crosswise bounds.
-                    timing: Timing {
-                        mean: t,
-                        median: t,
-                        samples: 10,
-                        iterations: 10,
-                        per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
-                        repeats: Vec::new(),
-                    },
-                    bursts: 20,
-                    bytes_per_burst: (w * per_worker) as u64,
-                    writes_per_burst: 1.0,
-                });
-            }
-        }
-    }
-    FanInData {
-        runtime_flavor: "multi-thread".into(),
-        worker_threads: 2,
-        per_worker,
-        bounded_capacity: 1024,
-        recv_many_limit: 1024,
-        chunk_bytes: 64,
-        crate_workers: Some(workers.clone()),
-        memory_workers: Some(workers.clone()),
-        write_bytes: 65536,
-        workers,
-        passes: 1,
-        decisive_extra: 0,
-        samples_per_point: 10,
-        points,
-        placement: Placement::Pinned,
-        free_points: Vec::new(),
-        method: Default::default(),
-    }
+    common::synthetic(&[1, 8, 2048], 100, time)
 }
 
 fn outcomes(data: FanInData) -> Vec<(&'static str, Outcome, String)> {
@@ -456,14 +411,7 @@ fn ladder_point(
         design,
         workers,
         per_worker,
-        timing: Timing {
-            mean: t,
-            median: t,
-            samples: 10,
-            iterations: 10,
-            per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
-            repeats: Vec::new(),
-        },
+        timing: common::timing(t),
         iterations: 10,
         finished_per_iteration: workers as f64,
         arrived_per_iteration: (workers * per_worker) as f64,

@@ -3,6 +3,8 @@
 //! message at all; and its consumer writing batches, not chunks.
 use std::time::Duration;
 
+mod common;
+
 use fan_in::burst::Tally;
 use fan_in::experiment::{runtime, Rig};
 use fan_in::placement::Placement;
@@ -78,54 +80,14 @@ fn a_burst_is_written_in_batches_not_chunks() {
 }
 
 /// Every point at 1, 64 and 256 workers, timed by `time(design, workers)`
-/// with a narrow interval (±1 %).
+/// with a narrow interval (±1 %), the design's own chunk size.
 fn synthetic(time: impl Fn(Design, usize) -> f64) -> fan_in::run::FanInData {
-    use fan_in::sweep::Measured;
-    use harness::timing::Timing;
-    use harness::Estimate;
-    let workers = vec![1, 64, 256];
-    let mut points = Vec::new();
-    for sink in SinkKind::ALL {
-        for design in Design::ALL {
-            for &w in &workers {
-                let t = Estimate::around(time(design, w), 0.01);
-                points.push(Measured {
-                    sink,
-                    design,
-                    workers: w,
-                    timing: Timing {
-                        mean: t,
-                        median: t,
-                        samples: 10,
-                        iterations: 10,
-                        per_sample_ns: [[t.lower_ns; 5], [t.upper_ns; 5]].concat(),
-                        repeats: Vec::new(),
-                    },
-                    bursts: 20,
-                    bytes_per_burst: (w * PER_WORKER) as u64,
-                    writes_per_burst: 1.0,
-                });
-            }
-        }
-    }
     fan_in::run::FanInData {
-        runtime_flavor: "multi-thread".into(),
-        worker_threads: 2,
-        per_worker: PER_WORKER,
-        bounded_capacity: 1024,
-        recv_many_limit: 1024,
         chunk_bytes: CHUNK_BYTES,
         write_bytes: WRITE_BYTES,
-        crate_workers: Some(workers.clone()),
-        memory_workers: Some(workers.clone()),
-        workers,
-        passes: 1,
-        decisive_extra: 0,
-        samples_per_point: 10,
-        points,
-        placement: Placement::Pinned,
-        free_points: Vec::new(),
-        method: Default::default(),
+        ..common::synthetic(&[1, 64, 256], PER_WORKER, |d, w| {
+            harness::Estimate::around(time(d, w), 0.01)
+        })
     }
 }
 

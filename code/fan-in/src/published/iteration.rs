@@ -17,10 +17,11 @@ use super::actor;
 use super::ladder::{Recipe, Stop};
 use super::sink::ConnectionsSink;
 use super::SHARED_CAPACITY;
-use crate::burst::{Departure, LiveProducers};
+use crate::burst::LiveProducers;
 use crate::experiment::BURST_TIMEOUT;
 use crate::sink::{Accepted, Sink};
-use crate::{mpsc_recv_many, mpsc_unbounded, std_mutex_swap, tokio_mutex_swap, Design};
+use crate::swap_loops::{StdSwap, SwapLoops, TokioSwap};
+use crate::{mpsc_recv_many, mpsc_unbounded, Design};
 
 /// What the iterations of one timing share.
 pub struct Env<'a> {
@@ -163,21 +164,10 @@ async fn iteration(env: &Env<'_>) -> io::Result<u64> {
     }
 }
 
-/// The two swaps differ only in their mutex.
-trait Swap {
-    type Inbox: Clone + Send + 'static;
+/// The two swaps differ only in their mutex; their loops are the designs'
+/// own (`SwapLoops`), the rest is the published bench's.
+trait Swap: SwapLoops {
     fn inbox() -> Self::Inbox;
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-    ) -> impl Future<Output = ()> + Send + 'static;
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-    ) -> impl Future<Output = io::Result<Sink>> + 'static;
     fn published(
         inbox: Self::Inbox,
         capacity: usize,
@@ -186,28 +176,9 @@ trait Swap {
     ) -> impl Future<Output = io::Result<()>> + 'static;
 }
 
-struct StdSwap;
-struct TokioSwap;
-
 impl Swap for StdSwap {
-    type Inbox = std_mutex_swap::Inbox;
     fn inbox() -> Self::Inbox {
         Arc::new(std::sync::Mutex::new(Vec::with_capacity(SHARED_CAPACITY)))
-    }
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-    ) -> impl Future<Output = ()> + Send + 'static {
-        std_mutex_swap::produce(inbox, departure, worker, per_worker)
-    }
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-    ) -> impl Future<Output = io::Result<Sink>> + 'static {
-        std_mutex_swap::consume(inbox, live, sink)
     }
     fn published(
         inbox: Self::Inbox,
@@ -220,24 +191,8 @@ impl Swap for StdSwap {
 }
 
 impl Swap for TokioSwap {
-    type Inbox = tokio_mutex_swap::Inbox;
     fn inbox() -> Self::Inbox {
         Arc::new(tokio::sync::Mutex::new(Vec::with_capacity(SHARED_CAPACITY)))
-    }
-    fn produce(
-        inbox: Self::Inbox,
-        departure: Departure,
-        worker: usize,
-        per_worker: usize,
-    ) -> impl Future<Output = ()> + Send + 'static {
-        tokio_mutex_swap::produce(inbox, departure, worker, per_worker)
-    }
-    fn consume(
-        inbox: Self::Inbox,
-        live: LiveProducers,
-        sink: Sink,
-    ) -> impl Future<Output = io::Result<Sink>> + 'static {
-        tokio_mutex_swap::consume(inbox, live, sink)
     }
     fn published(
         inbox: Self::Inbox,
