@@ -6,6 +6,7 @@ use alloc_probe::{
     Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
     SWEEP_CAPACITY, SWEEP_SIZES,
 };
+use harness::Experiment as _;
 use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
 use harness::render::exhibit_markdown;
