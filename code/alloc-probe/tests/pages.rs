@@ -6,10 +6,10 @@ use alloc_probe::{
     Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
     SWEEP_CAPACITY, SWEEP_SIZES,
 };
-use harness::Experiment as _;
 use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
 use harness::render::exhibit_markdown;
+use harness::Experiment as _;
 use harness::{Block, Cell, Chapter, Outcome, PerOp};
 
 /// Live bytes of one channel with `queued` messages in it.

@@ -2,13 +2,13 @@
 //! exhibit; and `check` refuses results that make no sense.
 use std::sync::OnceLock;
 
-use harness::Experiment as _;
 use harness::cli::{check_file, exhibits, render_exhibit};
 use harness::fixtures;
 use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
 use harness::stats::{self, Statistic};
 use harness::timing::Timing;
+use harness::Experiment as _;
 use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
 
 use fan_in::placement::Placement;

@@ -48,7 +48,8 @@ pub mod machine {
 /// a chapter held to its own checks ([`measure::measure_in_memory`]).
 pub mod measure {
     pub use harness_core::profile;
-    pub use harness_measure::lab::{budget_spent, criterion_log, run_budget, Lab};
+    pub use harness_measure::lab::Lab;
+    pub use harness_measure::run::{budget_spent, criterion_log, run_budget};
     pub use harness_measure::{cores, counts, machine, progress, stacks, stats, timing};
     pub use harness_page::load::measure_checked as measure_in_memory;
 }

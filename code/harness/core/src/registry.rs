@@ -37,7 +37,7 @@ pub fn read(path: &std::path::Path) -> Result<Vec<ChapterInfo>> {
     let reg: Registry = toml::from_str(&text)
         .with_context(|| format!("{} is not a chapter registry", path.display()))?;
     for (i, c) in reg.chapter.iter().enumerate() {
-        if !crate::results::is_slug(&c.name) {
+        if !crate::results::validate::is_slug(&c.name) {
             bail!(
                 "{}: chapter name {:?} must be lowercase letters, digits and '-'",
                 path.display(),

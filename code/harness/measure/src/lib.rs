@@ -5,7 +5,7 @@
 //! change here marks every chapter's results stale.
 //!
 //! - [`experiment`]: the experiment half of a chapter ([`Experiment`]).
-//! - [`lab`]: the lab a chapter measures in and the run's pipeline.
+//! - [`lab`], [`run`]: the lab a chapter measures in and the run's pipeline.
 //! - [`timing`], [`statistic`], [`stats`]: criterion's timings and the
 //!   bootstrapped intervals drawn from them.
 //! - [`counts`], [`stacks`]: counted instructions and CPU profiles.
@@ -19,6 +19,7 @@ pub mod machine;
 pub mod process;
 pub mod progress;
 mod quiet;
+pub mod run;
 pub mod stacks;
 pub mod statistic;
 pub mod stats;
@@ -26,5 +27,6 @@ pub mod timing;
 
 pub use counts::{Counted, PerOp};
 pub use experiment::Experiment;
-pub use lab::{measure_in_memory, Lab};
+pub use lab::Lab;
 pub use progress::Progress;
+pub use run::measure_in_memory;

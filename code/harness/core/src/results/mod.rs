@@ -5,7 +5,7 @@ pub mod fingerprint;
 pub mod host;
 pub mod published;
 mod unknown;
-mod validate;
+pub(crate) mod validate;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,5 +1,7 @@
 //! What a chapter hands the harness to put on a page: typed blocks. Chapters build these
 //! from their results; the harness alone turns them into markdown and SVG.
+use serde::{Deserialize, Serialize};
+
 use harness_core::claims::Verdict;
 use harness_core::values::{Estimate, Unit};
 
@@ -16,7 +18,7 @@ pub enum Block {
     Drawn(Drawn),
     /// What to do, with its evidence: the summary list that ends a chapter,
     /// gathered by the What to use page (`render::reader`).
-    Advice(Vec<crate::render::reader::Advice>),
+    Advice(Vec<Advice>),
 }
 
 /// Inline SVG the harness drew itself, every name in it escaped.
@@ -313,6 +315,27 @@ pub struct BarChart {
     pub caption: String,
     pub value_axis: Axis,
     pub bars: Vec<Bar>,
+}
+
+/// One piece of advice: in this situation, reach for this, for this reason,
+/// with the measured evidence (a number, the machine it was measured on)
+/// and the claim whose verdict backs it. The summary list at the end of a
+/// chapter and the rows of the What to use page are made of these.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Advice {
+    /// Filled in by the harness from the page it came from.
+    #[serde(default)]
+    pub chapter: String,
+    pub situation: String,
+    pub reach_for: String,
+    /// Why, in one line.
+    pub why: String,
+    /// The measured number behind it, printed from the results.
+    pub evidence: String,
+    /// `machine_class` of the run the number comes from.
+    pub machine: String,
+    /// The claim whose verdict the row links to, when one backs it.
+    pub claim: Option<String>,
 }
 
 /// Whether words read like a formatted measurement: a number followed by a

@@ -6,8 +6,6 @@
 //! escaping and the markers the checks read live here.
 use std::fmt::Write;
 
-use serde::{Deserialize, Serialize};
-
 use crate::render::blocks::Table;
 use crate::render::{claim_anchor, escape, escape_markdown, inline_markdown, table};
 use harness_core::claims::{Finding, Outcome, Verdict};
@@ -197,26 +195,7 @@ pub fn answer(
     out
 }
 
-/// One piece of advice: in this situation, reach for this, for this reason,
-/// with the measured evidence (a number, the machine it was measured on)
-/// and the claim whose verdict backs it. The summary list at the end of a
-/// chapter and the rows of the What to use page are made of these.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Advice {
-    /// Filled in by the harness from the page it came from.
-    #[serde(default)]
-    pub chapter: String,
-    pub situation: String,
-    pub reach_for: String,
-    /// Why, in one line.
-    pub why: String,
-    /// The measured number behind it, printed from the results.
-    pub evidence: String,
-    /// `machine_class` of the run the number comes from.
-    pub machine: String,
-    /// The claim whose verdict the row links to, when one backs it.
-    pub claim: Option<String>,
-}
+pub use crate::render::blocks::Advice;
 
 /// The summary list that ends a chapter: one line per piece of advice,
 /// each with its number and a link to the verdict behind it. The fields
