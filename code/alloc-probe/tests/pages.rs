@@ -9,6 +9,7 @@ use alloc_probe::{
 use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
 use harness::render::exhibit_markdown;
+use harness::Experiment as _;
 use harness::{Block, Cell, Chapter, Outcome, PerOp};
 
 /// Live bytes of one channel with `queued` messages in it.

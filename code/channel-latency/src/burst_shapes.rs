@@ -641,7 +641,7 @@ mod tests {
 
     #[test]
     fn the_chapter_counts_its_cases_and_the_shapes() {
-        use harness::Chapter;
+        use harness::Experiment;
         let all = crate::ChannelLatency::COUNTED;
         assert_eq!(all.len(), crate::counted::COUNTED.len() + COUNTED.len());
         for s in Shape::ALL {

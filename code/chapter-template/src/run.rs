@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use harness::timing::{Sampling, Timing};
-use harness::{Chapter, Claim, Exhibit, Lab};
+use harness::{Chapter, Claim, Exhibit, Experiment, Lab};
 
 use crate::{book, crossbeam_batch, vec_batch, BATCH, EXPECTED_SUM};
 
@@ -19,12 +19,10 @@ pub struct Data {
     pub crossbeam: Timing,
 }
 
-impl Chapter for Template {
+impl Experiment for Template {
     type Data = Data;
     const NAME: &'static str = "chapter-template";
     const MEASURED_CRATES: &'static [&'static str] = &["crossbeam-channel"];
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<Data> {
         let sampling = lab.profile().pick(
@@ -49,6 +47,11 @@ impl Chapter for Template {
             crossbeam,
         })
     }
+}
+
+impl Chapter for Template {
+    const CLAIMS: &'static [Claim] = book::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
 
     fn check(data: &Data) -> Result<()> {
         book::check(data)

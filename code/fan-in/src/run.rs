@@ -3,7 +3,7 @@
 //! numbers, so it is in the results' fingerprint; `crate::book` only reads
 //! them, and is not.
 use anyhow::Result;
-use harness::{Chapter, Claim, Estimate, Exhibit, Lab};
+use harness::{Chapter, Claim, Estimate, Exhibit, Experiment, Lab};
 use serde::{Deserialize, Serialize};
 
 use crate::book;
@@ -74,7 +74,7 @@ impl FanInData {
     }
 }
 
-impl Chapter for FanIn {
+impl Experiment for FanIn {
     type Data = FanInData;
 
     const NAME: &'static str = "fan-in";
@@ -89,12 +89,15 @@ impl Chapter for FanIn {
                     yields count as waits and their own column stays empty. No verdict \
                     reads those counts.",
         }];
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<FanInData>] = book::EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<FanInData> {
         crate::sweep::run(lab)
     }
+}
+
+impl Chapter for FanIn {
+    const CLAIMS: &'static [Claim] = book::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<FanInData>] = book::EXHIBITS;
 
     fn check(data: &FanInData) -> Result<()> {
         book::check(data)

@@ -10,6 +10,7 @@ use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
 use harness::stats::{self, Statistic};
 use harness::timing::Timing;
+use harness::Experiment as _;
 use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
 
 use fan_in::placement::Placement;

@@ -7,16 +7,16 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use serde::{Deserialize, Serialize};
 
-use crate::chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
-use crate::measure::machine::Machine;
-use crate::measure::measure_in_memory;
-use crate::measure::profile::Profile;
-use crate::measure::progress::Progress;
-use crate::render::blocks::{Block, Table};
-use crate::results::{read_results, ResultsFile, Store};
-use crate::values::Estimate;
+use harness_core::profile::Profile;
+use harness_core::results::{read_results, ResultsFile, Store};
+use harness_measure::progress::Progress;
+use harness_page::load::measure_checked;
+use harness_page::{load_book, Book, Chapter, ExhibitKind, Run};
+
+pub use harness_page::derive::derive;
+pub use harness_page::exhibits::{exhibit, exhibits, tables};
+pub use harness_page::headline::{verdicts_of, Headline, HeadlineEstimate, HeadlineVerdict};
 
 mod page;
 #[cfg(test)]
@@ -90,119 +90,6 @@ enum Command {
     Count { name: String, n: u64 },
 }
 
-/// What `headline` prints for one results file: the estimates the verdicts
-/// rest on, and the verdicts themselves.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Headline {
-    pub estimates: Vec<HeadlineEstimate>,
-    pub verdicts: Vec<HeadlineVerdict>,
-}
-
-/// One headline estimate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HeadlineEstimate {
-    pub name: String,
-    pub estimate: Estimate,
-}
-
-/// One claim's outcome on one machine (`machine` empty when none decided it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HeadlineVerdict {
-    pub claim: String,
-    pub machine: String,
-    pub outcome: String,
-}
-
-/// Every exhibit of chapter `C`: its own, then the ones the harness adds
-/// (`answer`, `releases`, `provenance`, `precision`). A chapter exhibit named like a
-/// built-in one would hide it from the page, so it is refused with the
-/// name to change.
-pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
-    let built_in: [Exhibit<C::Data>; 4] = [
-        Exhibit {
-            name: "answer",
-            kind: ExhibitKind::Text,
-            about: "answer first: each claim's headline verdict, linked to its verdict map",
-            render: |book| {
-                Ok(vec![Block::Text(crate::render::answer(&verdicts_of::<C>(
-                    book,
-                )?))])
-            },
-        },
-        Exhibit {
-            name: "releases",
-            kind: ExhibitKind::Table,
-            about: "each claim's verdict at every release of the measured crates",
-            render: crate::releases::exhibit::<C>,
-        },
-        Exhibit {
-            name: "provenance",
-            kind: ExhibitKind::Text,
-            about: "where the numbers come from: machine, compiler, crates, noise, downloads",
-            render: |_| Ok(Vec::new()),
-        },
-        Exhibit {
-            name: "precision",
-            kind: ExhibitKind::Table,
-            about: "how precise each headline estimate is, per machine",
-            render: crate::render::notes::precision::<C>,
-        },
-    ];
-    if let Some(e) = C::EXHIBITS
-        .iter()
-        .find(|e| built_in.iter().any(|b| b.name == e.name))
-    {
-        bail!(
-            "chapter {}: its exhibit {:?} has the name of an exhibit the harness adds to every \
-             chapter ({}); rename it in the chapter's EXHIBITS",
-            C::NAME,
-            e.name,
-            built_in
-                .iter()
-                .map(|b| b.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let own = C::EXHIBITS.iter().map(|e| Exhibit {
-        name: e.name,
-        kind: e.kind,
-        about: e.about,
-        render: e.render,
-    });
-    Ok(own.chain(built_in).collect())
-}
-
-/// The exhibit named `name`, or an error listing the names there are.
-fn exhibit<C: Chapter>(name: &str) -> Result<Exhibit<C::Data>> {
-    let all = exhibits::<C>()?;
-    let names: Vec<&str> = all.iter().map(|e| e.name).collect();
-    match all.into_iter().find(|e| e.name == name) {
-        Some(e) => Ok(e),
-        None => bail!(
-            "unknown exhibit {name:?} for chapter {}: expected one of {}",
-            C::NAME,
-            names.join(", ")
-        ),
-    }
-}
-
-/// The verdicts every verdict exhibit of the chapter gives, over `book`.
-pub fn verdicts_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Verdict>> {
-    let mut out = Vec::new();
-    for e in C::EXHIBITS
-        .iter()
-        .filter(|e| e.kind == ExhibitKind::Verdicts)
-    {
-        for block in (e.render)(book)? {
-            if let Block::Verdicts(vs) = block {
-                out.extend(vs);
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The headline of one results file (see `Headline`).
 pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
     let file = check_file::<C>(path)?;
@@ -224,7 +111,7 @@ pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
         ),
     };
     let data = &book.runs[0].data;
-    let ((estimates, verdicts), _) = crate::measure::stats::remembering(file.derived, || {
+    let ((estimates, verdicts), _) = harness_measure::stats::remembering(file.derived, || {
         (C::headline(data), verdicts_of::<C>(&book))
     });
     let estimates = estimates
@@ -305,7 +192,7 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
         }),
         Some(Command::Derive { file }) => check_file::<C>(&file).and_then(|f| {
             let f = derive::<C>(f, &file)?;
-            crate::results::write_atomically(&file, &f.to_bytes()?)?;
+            harness_core::results::write_atomically(&file, &f.to_bytes()?)?;
             println!(
                 "{}: {} intervals drawn and stored",
                 file.display(),
@@ -314,7 +201,7 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
             Ok(())
         }),
         Some(Command::Count { name, n }) => {
-            crate::measure::counts::run_case(C::NAME, C::COUNTED, &name, n)
+            harness_measure::counts::run_case(C::NAME, C::COUNTED, &name, n)
         }
         Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
             println!("{}", serde_json::to_string_pretty(&h)?);
@@ -361,13 +248,13 @@ pub fn measure<C: Chapter>(
     if step_timeout_s == 0 {
         bail!("--timeout 0 would stop the run before its first step: give at least 1 second");
     }
-    crate::process::die_with_parent()?;
+    harness_measure::process::die_with_parent()?;
     let store = &store.for_profile(profile);
     // One writer at a time: a second run of this chapter into this folder is
     // refused before it measures, naming the first.
-    let _writer = crate::lock::take(&store.root, C::NAME)?;
-    let target = store.results_path(C::NAME, &Machine::detect().id);
-    let host = crate::results::host::Host::detect();
+    let _writer = harness_core::lock::take(&store.root, C::NAME)?;
+    let target = store.results_path(C::NAME, &harness_measure::machine::detect().id);
+    let host = harness_core::results::host::Host::detect();
     if target.exists() {
         let before = read_results::<serde_json::Value>(&target, C::NAME).with_context(|| {
             format!(
@@ -377,7 +264,7 @@ pub fn measure<C: Chapter>(
         })?;
         // Smoke runs are never published: their folder may mix hosts.
         if profile != Profile::Smoke {
-            crate::results::host::may_replace(
+            harness_core::results::host::may_replace(
                 &target,
                 &before.provenance.machine.id,
                 before.host.as_ref(),
@@ -387,12 +274,12 @@ pub fn measure<C: Chapter>(
     }
     let progress =
         Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
-    let (file, progress) = measure_in_memory::<C>(profile, progress)?;
+    let (file, progress) = measure_checked::<C>(profile, progress)?;
     progress.phase("drawing the exhibits' intervals");
     let mut file = derive::<C>(file, &target)?;
     file.host = Some(host);
     progress.finish();
-    crate::process::parent_still_ours()?;
+    harness_measure::process::parent_still_ours()?;
     let path = store.write(&file)?;
     eprintln!(
         "{}: {} profile took {:.1} s; wrote {}",
@@ -404,94 +291,23 @@ pub fn measure<C: Chapter>(
     Ok(path)
 }
 
-/// `file` with every interval its exhibits draw from its data (see
-/// `stats::Derived`), found by rendering each exhibit once. The chapter's
-/// history is left unread: its files were checked when they were written,
-/// and one the new code refuses (a replicate measured before a change to
-/// the experiments) must not cost the run just measured.
-pub fn derive<C: Chapter>(file: ResultsFile<C::Data>, path: &Path) -> Result<ResultsFile<C::Data>> {
-    let ResultsFile {
-        provenance,
-        data,
-        derived,
-        ..
-    } = file;
-    let book = Book {
-        chapter: C::NAME,
-        runs: vec![Run {
-            path: path.to_path_buf(),
-            provenance,
-            data,
-            stale: false,
-            edited: false,
-            ephemeral: false,
-            derived: Default::default(),
-        }],
-        store: Store::new(Store::committed()).without_history(),
-    };
-    let (rendered, derived) = crate::measure::stats::remembering(derived, || {
-        exhibits::<C>()?
-            .iter()
-            .try_for_each(|e| (e.render)(&book).map(drop))
-    });
-    rendered.context("rendering the exhibits to draw their intervals")?;
-    let run = book.runs.into_iter().next().expect("one run");
-    ResultsFile::new(C::NAME, run.provenance, run.data)?.with_derived(derived)
-}
-
-/// Every table the chapter's exhibits show, named `<exhibit>.csv`
-/// (`<exhibit>-2.csv`, ... when an exhibit shows several).
-pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> {
-    let mut out = Vec::new();
-    for e in C::EXHIBITS {
-        let found: Vec<_> = (e.render)(book)?
-            .into_iter()
-            .filter_map(|b| match b {
-                Block::Table(t) => Some(t),
-                _ => None,
-            })
-            .collect();
-        for (i, t) in found.into_iter().enumerate() {
-            let name = if i == 0 {
-                format!("{}.csv", e.name)
-            } else {
-                format!("{}-{}.csv", e.name, i + 1)
-            };
-            if let Some((r, c, text)) = t.formatted_measurement() {
-                bail!(
-                    "exhibit {} of chapter {}: table {}, row {}, column {:?} holds {text:?} as \
-                     text; a measurement must be a number cell (Cell::Number or \
-                     Cell::Estimate) so the CSV download carries it as a number",
-                    e.name,
-                    C::NAME,
-                    i + 1,
-                    r + 1,
-                    t.header[c]
-                );
-            }
-            out.push((name, t));
-        }
-    }
-    Ok(out)
-}
-
 /// Copies the machines' results files and writes the tables as CSV into `dir`.
 pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let book = load_book::<C>(store)?;
     let known = book.derived();
-    let tables = crate::measure::stats::remembering(known, || tables::<C>(&book)).0?;
+    let tables = harness_measure::stats::remembering(known, || tables::<C>(&book)).0?;
     let mut written = 0;
     for run in book.runs.iter().filter(|r| !r.ephemeral) {
         let name = run.path.file_name().context("results file has no name")?;
         // Read within the size limit again: a file swapped for a larger one
         // since it was loaded is not copied into the book as a download.
-        crate::results::check_size(&run.path)?;
+        harness_core::results::check_size(&run.path)?;
         std::fs::copy(&run.path, dir.join(name))?;
         written += 1;
     }
     for (name, table) in tables {
-        std::fs::write(dir.join(name), crate::render::csv::table(&table)?)?;
+        std::fs::write(dir.join(name), harness_page::render::csv::table(&table)?)?;
         written += 1;
     }
     Ok(written)
@@ -533,14 +349,14 @@ pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String
     }
     out.push('\n');
     let known = book.derived();
-    let body = crate::measure::stats::remembering(known, || -> Result<String> {
+    let body = harness_measure::stats::remembering(known, || -> Result<String> {
         let all = exhibits::<C>()?;
         let mut verdicts = String::new();
         let mut tables = String::new();
         for e in &all {
             let text = match e.kind {
                 ExhibitKind::Verdicts | ExhibitKind::Table if e.name != "provenance" => {
-                    crate::render::plain::blocks(e.name, e.about, &(e.render)(&book)?)
+                    harness_page::render::plain::blocks(e.name, e.about, &(e.render)(&book)?)
                 }
                 _ => continue,
             };

@@ -1,94 +1,15 @@
 //! Test fixtures every chapter's tests share: a book of one synthetic run,
 //! with defaults for everything a test does not care about.
-use crate::chapter::{Book, Chapter, Run};
-use crate::claims::Verdict;
-use crate::measure::machine::Machine;
-use crate::measure::profile::Profile;
-use crate::render::blocks::Block;
-use crate::results::{Provenance, Store};
+use harness_core::claims::Verdict;
+use harness_core::profile::Profile;
+use harness_core::results::Store;
+use harness_page::render::blocks::Block;
+use harness_page::{Book, Chapter};
 
-/// Provenance of a synthetic run on this machine, in `profile`.
-pub fn provenance(profile: Profile) -> Provenance {
-    Provenance {
-        machine: Machine::detect(),
-        rustc: "rustc (test)".into(),
-        crates: Default::default(),
-        fingerprint: "test".into(),
-        profile,
-        date: "2026-01-01T00:00:00Z".into(),
-        wall_time_s: 1.0,
-        load_average_at_start: None,
-        busy_cores_at_start: None,
-        cores_apart: None,
-        steal_share: None,
-    }
-}
-
-/// A provenance on two cores with the given load before measuring, and,
-/// with `apart`, a core check that saw the cores between `min_ns` and
-/// `max_ns` and kept `beyond` timings past the gate `gate_ns`.
-pub fn provenance_with(
-    busy: Option<f64>,
-    load: Option<f64>,
-    apart: Option<(Option<f64>, f64, f64, usize)>,
-) -> Provenance {
-    let mut p = provenance(Profile::Full);
-    p.machine.cores = 2;
-    p.busy_cores_at_start = busy;
-    p.load_average_at_start = load;
-    p.cores_apart =
-        apart.map(
-            |(gate_ns, min_ns, max_ns, beyond_gate)| crate::measure::cores::CoresApart {
-                gate_ns,
-                timings: 40,
-                checks: 80,
-                min_ns,
-                median_ns: min_ns,
-                max_ns,
-                beyond_gate,
-                ..Default::default()
-            },
-        );
-    p
-}
-
-/// A provenance on two cores with the given load before measuring.
-pub fn provenance_loaded(busy: Option<f64>, load: Option<f64>) -> Provenance {
-    provenance_with(busy, load, None)
-}
-
-/// A provenance on an idle machine whose core check saw the cores between
-/// `min_ns` and `max_ns`, gate `gate_ns`, `beyond` timings past it.
-pub fn provenance_apart(
-    gate_ns: Option<f64>,
-    min_ns: f64,
-    max_ns: f64,
-    beyond: usize,
-) -> Provenance {
-    provenance_with(
-        Some(0.0),
-        Some(0.0),
-        Some((gate_ns, min_ns, max_ns, beyond)),
-    )
-}
-
-/// A book of chapter `C` holding one synthetic run of `data`, with the
-/// committed published datasets.
-pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
-    Book {
-        chapter: C::NAME,
-        runs: vec![Run {
-            path: "synthetic.json".into(),
-            provenance: provenance(Profile::Smoke),
-            data,
-            stale: false,
-            edited: false,
-            ephemeral: true,
-            derived: Default::default(),
-        }],
-        store: Store::new(crate::code_dir().join("results")),
-    }
-}
+pub use harness_measure::fixtures::{
+    provenance, provenance_apart, provenance_loaded, provenance_with,
+};
+pub use harness_page::fixtures::book;
 
 /// Every verdict chapter `C`'s verdict exhibits give on `data`, after the
 /// chapter's own checks pass on it.
@@ -119,8 +40,8 @@ pub const SMOKE_RESULTS_ENV: &str = "BOOK_SMOKE_RESULTS";
 /// <chapter>` works on its own. `measure` is how the caller measures one
 /// (`measure_in_memory` with a watchdog, say).
 pub fn smoke_run<C: Chapter>(
-    measure: impl FnOnce() -> anyhow::Result<crate::results::ResultsFile<C::Data>>,
-) -> crate::results::ResultsFile<C::Data> {
+    measure: impl FnOnce() -> anyhow::Result<harness_core::results::ResultsFile<C::Data>>,
+) -> harness_core::results::ResultsFile<C::Data> {
     match std::env::var_os(SMOKE_RESULTS_ENV) {
         Some(root) => shared_smoke_run::<C>(std::path::Path::new(&root))
             .unwrap_or_else(|e| panic!("{SMOKE_RESULTS_ENV}: {e:#}")),
@@ -134,9 +55,9 @@ pub fn smoke_run<C: Chapter>(
 /// checksum).
 pub fn shared_smoke_run<C: Chapter>(
     root: &std::path::Path,
-) -> anyhow::Result<crate::results::ResultsFile<C::Data>> {
+) -> anyhow::Result<harness_core::results::ResultsFile<C::Data>> {
     use anyhow::{ensure, Context};
-    let path = Store::new(root).results_path(C::NAME, &Machine::detect().id);
+    let path = Store::new(root).results_path(C::NAME, &harness_measure::machine::detect().id);
     let file = crate::cli::check_file::<C>(&path)
         .with_context(|| format!("no usable smoke run of {} at {}", C::NAME, path.display()))?;
     ensure!(
@@ -145,7 +66,7 @@ pub fn shared_smoke_run<C: Chapter>(
         path.display(),
         file.provenance.profile.name()
     );
-    crate::results::ResultsFile::new(C::NAME, file.provenance, file.data)
+    harness_core::results::ResultsFile::new(C::NAME, file.provenance, file.data)
 }
 
 /// The JSON crate the fixtures edit results with, for tests of chapters
@@ -159,7 +80,7 @@ pub struct AnswerCheck {
     pub markdown: String,
     /// `(estimate name, number shown, the headline estimate)` for every
     /// number the answer marks with a name the headline has.
-    pub matched: Vec<(String, String, crate::values::Estimate)>,
+    pub matched: Vec<(String, String, harness_core::values::Estimate)>,
     /// Marked numbers whose name the headline does not have.
     pub unmatched: Vec<(String, String)>,
 }
@@ -195,7 +116,7 @@ pub fn answer_check(
             .expect("headline prints JSON");
     let mut matched = Vec::new();
     let mut unmatched = Vec::new();
-    for (name, shown) in crate::render::reader::numbers_of(&markdown) {
+    for (name, shown) in harness_page::render::reader::numbers_of(&markdown) {
         match headline.estimates.iter().find(|e| e.name == name) {
             Some(e) => matched.push((name, shown, e.estimate)),
             None => unmatched.push((name, shown)),
@@ -210,8 +131,8 @@ pub fn answer_check(
 
 /// Whether `shown` prints the point of `e` in one of the units an answer
 /// uses (a ratio, a share, a duration).
-pub fn shows_point(shown: &str, e: &crate::values::Estimate) -> bool {
-    use crate::values::Unit;
+pub fn shows_point(shown: &str, e: &harness_core::values::Estimate) -> bool {
+    use harness_core::values::Unit;
     [Unit::Ratio, Unit::Share, Unit::Nanos, Unit::Plain]
         .iter()
         .any(|u| u.show(e.point_ns) == shown)
@@ -220,7 +141,7 @@ pub fn shows_point(shown: &str, e: &crate::values::Estimate) -> bool {
 /// The committed results of `chapter` for its one machine: the folder and
 /// the file (`code/results/<chapter>/<machine>.json`).
 pub fn committed_results(chapter: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let root = crate::code_dir().join("results");
+    let root = harness_core::code_dir().join("results");
     let dir = root.join(chapter);
     let file = std::fs::read_dir(&dir)
         .expect("the chapter has committed results")

@@ -1,108 +1,55 @@
-//! The book's harness: the only code that knows about results files,
-//! provenance, freshness, markdown and SVG. Chapter crates implement
-//! [`Chapter`] and call [`chapter_main`]; the `harness` binary dispatches
-//! to them and checks the built book.
+//! The book's harness, top layer: the command line every chapter binary
+//! shares ([`chapter_main`], [`cli`]) and the fixtures chapters' tests use
+//! ([`fixtures`]). The `harness` binary (the book's commands and the checks
+//! of the built HTML) sits on top of it.
 //!
-//! - [`measure`]: what runs while a chapter measures (fingerprinted: a change
-//!   there marks every chapter's results stale).
-//! - [`results`]: the results file, its validation, provenance and freshness.
-//! - [`render`]: markdown, SVG, CSV and the provenance card (never stales anything).
-//! - [`chapter`], [`cli`]: the contract a chapter implements and its command line.
-//! - [`values`], [`claims`]: typed numbers and the claims they judge.
-pub mod agreement;
-pub mod chapter;
-pub mod check;
-pub mod claims;
+//! The harness is four crates, each using only the ones below it:
+//!
+//! - `harness-core`: the data and its rules (values, claims, the registry,
+//!   the results file, its validation and fingerprint);
+//! - `harness-measure`: what runs while a chapter measures (every chapter's
+//!   fingerprint covers it);
+//! - `harness-page`: the page (the chapter contract's page half, rendering,
+//!   verdicts, releases, agreement);
+//! - `harness` (this crate): the command line on top.
+//!
+//! The re-exports below keep the paths chapters have always used
+//! (`harness::timing::Timing`, `harness::render::...`) for now.
 pub mod cli;
 pub mod fixtures;
-pub mod grid;
-pub mod lock;
-pub mod measure;
-pub mod process;
-pub mod registry;
-pub mod releases;
-pub mod render;
-pub mod results;
-pub mod values;
 
-pub use chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
-pub use claims::{Claim, Condition, Finding, Outcome, Verdict};
 pub use cli::chapter_main;
-pub use measure::counts::{Counted, PerOp};
-pub use measure::profile::Profile;
-pub use measure::progress::Progress;
-pub use measure::{cores, counts, machine, profile, progress, stacks, stats, timing, Lab};
-pub use render::blocks::{Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table};
-pub use render::fmt;
-pub use results::{fingerprint, published};
-pub use values::{Estimate, Unit};
 
-use std::path::{Path, PathBuf};
+pub use harness_core::{
+    claims, code_dir, code_dir_above, find_code_dir, fmt, grid, lock, registry, results, values,
+};
+pub use harness_core::{profile, results::fingerprint, results::published};
+pub use harness_core::{Claim, Condition, Estimate, Finding, Outcome, Profile, Unit, Verdict};
+pub use harness_measure::{cores, counts, process, progress, stacks, stats};
+pub use harness_measure::{Counted, Experiment, Lab, PerOp, Progress};
+pub use harness_page::render::blocks::{
+    Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table,
+};
+pub use harness_page::{agreement, chapter, releases, render};
+pub use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
 
-/// The workspace folder `code/` of the checkout this command runs in:
-/// `BOOK_CODE_DIR` when set, else the nearest folder at or above the current
-/// directory that holds `code/chapters.toml` (cargo runs from `code/`,
-/// mdbook-cmdrun from `src/`, the scripts set `BOOK_CODE_DIR`). Found when
-/// the command runs, never compiled in: a copied or moved checkout reads and
-/// writes its own results, whatever binary it runs and wherever `target/`
-/// lives. Outside any checkout the command ends with an error saying so.
-pub fn code_dir() -> PathBuf {
-    find_code_dir().unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
-        std::process::exit(2)
-    })
+/// Criterion's timings, with the statistics drawn from them.
+pub mod timing {
+    pub use harness_measure::stats::{bootstrap, paired_ratio, ratio, ratio_of_sums, MIN_PAIRS};
+    pub use harness_measure::timing::*;
 }
 
-/// [`code_dir`], or why there is none.
-pub fn find_code_dir() -> anyhow::Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("BOOK_CODE_DIR").filter(|v| !v.is_empty()) {
-        let dir = PathBuf::from(dir);
-        anyhow::ensure!(
-            dir.join("chapters.toml").is_file(),
-            "BOOK_CODE_DIR is {}, which holds no chapters.toml: point it at the code/ folder \
-             of a checkout of the book",
-            dir.display()
-        );
-        return Ok(dir);
-    }
-    let here = std::env::current_dir()
-        .map_err(|e| anyhow::anyhow!("cannot tell the current directory: {e}"))?;
-    code_dir_above(&here).ok_or_else(|| {
-        anyhow::anyhow!(
-            "{} is not inside a checkout of the book (no folder at or above it holds \
-             code/chapters.toml): run the command from the checkout, or set BOOK_CODE_DIR to \
-             its code/ folder",
-            here.display()
-        )
-    })
+/// The machine a run happens on: [`machine::detect`] and what it records.
+pub mod machine {
+    pub use harness_measure::machine::*;
 }
 
-/// `D/code` for the nearest folder `D` at or above `start` that holds
-/// `code/chapters.toml`.
-pub fn code_dir_above(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|dir| dir.join("code"))
-        .find(|code| code.join("chapters.toml").is_file())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::code_dir_above;
-
-    #[test]
-    fn the_checkout_is_found_above_where_the_command_runs() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("copy-of-the-book");
-        std::fs::create_dir_all(root.join("code/alloc-probe/src")).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("code/chapters.toml"), "").unwrap();
-        let code = Some(root.join("code"));
-        // From the root (the scripts), src/ (mdbook-cmdrun), code/ (cargo run)
-        // and a crate (cargo test).
-        for from in ["", "src", "code", "code/alloc-probe/src"] {
-            assert_eq!(code_dir_above(&root.join(from)), code, "from {from:?}");
-        }
-        assert_eq!(code_dir_above(dir.path()), None);
-    }
+/// What runs while a chapter measures (`harness-measure`), with the run of
+/// a chapter held to its own checks ([`measure::measure_in_memory`]).
+pub mod measure {
+    pub use harness_core::profile;
+    pub use harness_measure::lab::Lab;
+    pub use harness_measure::run::{budget_spent, criterion_log, run_budget};
+    pub use harness_measure::{cores, counts, machine, progress, stacks, stats, timing};
+    pub use harness_page::load::measure_checked as measure_in_memory;
 }

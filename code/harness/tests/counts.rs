@@ -10,16 +10,14 @@ use anyhow::Result;
 use harness::counts::{
     counted, per_op, per_op_in, per_op_layouts, Counted, COUNTING_ENV, EXE_ENV, LAYOUTS,
 };
-use harness::{Chapter, Claim, Exhibit, Lab, Profile, Progress};
+use harness::{Chapter, Claim, Exhibit, Experiment, Lab, Profile, Progress};
 
 struct Probe;
 
-impl Chapter for Probe {
+impl Experiment for Probe {
     type Data = ();
     const NAME: &'static str = "counts-probe";
     const MEASURED_CRATES: &'static [&'static str] = &[];
-    const CLAIMS: &'static [Claim] = &[];
-    const EXHIBITS: &'static [Exhibit<()>] = &[];
     const COUNTED: &'static [Counted] = &[
         Counted {
             name: "sum",
@@ -46,6 +44,11 @@ impl Chapter for Probe {
     fn measure(_: &Lab) -> Result<()> {
         Ok(())
     }
+}
+
+impl Chapter for Probe {
+    const CLAIMS: &'static [Claim] = &[];
+    const EXHIBITS: &'static [Exhibit<()>] = &[];
 
     fn check(_: &()) -> Result<()> {
         Ok(())

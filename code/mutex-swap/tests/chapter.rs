@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use harness::fixtures;
 use harness::results::{ResultsFile, Store};
 use harness::timing::{Estimate, Timing};
+use harness::Experiment as _;
 use harness::{Block, Chapter, Lab, Outcome, Profile, Progress};
 use mutex_swap::run::{Data, Experiment, MutexSwap};
 use mutex_swap::{Design, Wait};

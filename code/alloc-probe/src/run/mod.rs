@@ -8,7 +8,7 @@ mod measure;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use harness::{Chapter, Claim, Exhibit, Lab};
+use harness::{Chapter, Claim, Exhibit, Experiment, Lab};
 
 use crate::book;
 use crate::{GridPoint, ScenarioResult};
@@ -28,7 +28,7 @@ pub struct AllocData {
     pub creation_counts: Vec<CreationCount>,
 }
 
-impl Chapter for AllocProbe {
+impl Experiment for AllocProbe {
     type Data = AllocData;
     const NAME: &'static str = "alloc-probe";
     const MEASURED_CRATES: &'static [&'static str] = &[
@@ -39,13 +39,16 @@ impl Chapter for AllocProbe {
         "flume",
         "dhat",
     ];
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
     const COUNTED: &'static [harness::Counted] = COUNTED;
-    const EXHIBITS: &'static [Exhibit<AllocData>] = book::EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<AllocData> {
         measure::measure(lab)
     }
+}
+
+impl Chapter for AllocProbe {
+    const CLAIMS: &'static [Claim] = book::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<AllocData>] = book::EXHIBITS;
 
     fn check(data: &AllocData) -> Result<()> {
         book::check(data)

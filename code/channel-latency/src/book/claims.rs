@@ -186,7 +186,7 @@ fn lat2_rule(r: &[(usize, Estimate)]) -> Decided {
     // Each other size's ratio over the 8 B ratio, with a conservative interval.
     let over: Vec<(usize, Estimate)> = r[1..]
         .iter()
-        .map(|(b, e)| (*b, Estimate::ratio(e, &at8)))
+        .map(|(b, e)| (*b, harness::stats::crosswise_ratio(e, &at8)))
         .collect();
     let line = 1.0 + SWEEP_MIN_EFFECT;
     let size = Outcome::within(&at8, LAT2_CENTRE / line, LAT2_CENTRE * line);

@@ -6,7 +6,7 @@ mod measure;
 
 use anyhow::Result;
 use harness::timing::Timing;
-use harness::{grid, Chapter, Claim, Estimate, Exhibit, Lab, PerOp};
+use harness::{grid, Chapter, Claim, Estimate, Exhibit, Experiment, Lab, PerOp};
 use serde::{Deserialize, Serialize};
 
 use crate::backpressure;
@@ -159,7 +159,7 @@ impl Data {
     }
 }
 
-impl Chapter for ChannelLatency {
+impl Experiment for ChannelLatency {
     type Data = Data;
     const NAME: &'static str = "channel-latency";
     const MEASURED_CRATES: &'static [&'static str] = &[
@@ -171,13 +171,16 @@ impl Chapter for ChannelLatency {
         "criterion",
         "hdrhistogram",
     ];
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
     const COUNTED: &'static [harness::Counted] = &crate::burst_shapes::CHAPTER_COUNTED;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)
     }
+}
+
+impl Chapter for ChannelLatency {
+    const CLAIMS: &'static [Claim] = book::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
 
     fn check(data: &Data) -> Result<()> {
         book::check(data)

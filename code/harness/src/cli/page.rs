@@ -4,15 +4,16 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::{exhibit, exhibits, tables, verdicts_of};
-use crate::chapter::{load_book, Book, Chapter, Exhibit, ExhibitKind};
-use crate::results::Store;
+use harness_core::results::Store;
+use harness_page::exhibits::{exhibit, exhibits, tables};
+use harness_page::headline::verdicts_of;
+use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind};
 
 /// Every claim's verdict on every machine with results (see `Finding`).
-pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>> {
+pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<harness_core::claims::Finding>> {
     let book = load_book::<C>(store)?;
     let known = book.derived();
-    crate::measure::stats::remembering(known, || findings_of::<C>(&book)).0
+    harness_measure::stats::remembering(known, || findings_of::<C>(&book)).0
 }
 
 /// A chapter's whole page from one load of its results: every exhibit's
@@ -22,23 +23,25 @@ pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<crate::claims::Finding>
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Rendered {
     pub exhibits: std::collections::BTreeMap<String, Result<String, String>>,
-    pub findings: Result<Vec<crate::claims::Finding>, String>,
+    pub findings: Result<Vec<harness_core::claims::Finding>, String>,
     /// The chapter's advice (its `summary-list` exhibit), for the What to use page.
     #[serde(default = "no_advice")]
-    pub advice: Result<Vec<crate::render::reader::Advice>, String>,
+    pub advice: Result<Vec<harness_page::render::reader::Advice>, String>,
 }
 
-fn no_advice() -> Result<Vec<crate::render::reader::Advice>, String> {
+fn no_advice() -> Result<Vec<harness_page::render::reader::Advice>, String> {
     Ok(Vec::new())
 }
 
 /// The chapter's advice: every `Block::Advice` of its exhibit named
 /// `summary-list` (none when it has no such exhibit), each marked with the chapter.
-pub fn advice_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::render::reader::Advice>> {
+pub fn advice_of<C: Chapter>(
+    book: &Book<C::Data>,
+) -> Result<Vec<harness_page::render::reader::Advice>> {
     let mut out = Vec::new();
     for e in C::EXHIBITS.iter().filter(|e| e.name == SUMMARY) {
         for block in (e.render)(book)? {
-            if let crate::render::blocks::Block::Advice(rows) = block {
+            if let harness_page::render::blocks::Block::Advice(rows) = block {
                 out.extend(rows.into_iter().map(|mut a| {
                     a.chapter = C::NAME.to_string();
                     a
@@ -56,7 +59,7 @@ pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
     let book = load_book::<C>(store)?;
     let all = exhibits::<C>()?;
     let known = book.derived();
-    Ok(crate::measure::stats::remembering(known, || Rendered {
+    Ok(harness_measure::stats::remembering(known, || Rendered {
         exhibits: all
             .iter()
             .map(|e| {
@@ -75,27 +78,32 @@ pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
 pub fn render_error(chapter: &str, exhibit: &str, message: &str) -> String {
     format!(
         "\n**render error** in chapter `{}`, exhibit `{}`: {}\n\n",
-        crate::render::escape(chapter),
-        crate::render::escape(exhibit),
-        crate::render::escape(message)
+        harness_page::render::escape(chapter),
+        harness_page::render::escape(exhibit),
+        harness_page::render::escape(message)
     )
 }
 
-fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<crate::claims::Finding>> {
+fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<harness_core::claims::Finding>> {
     let verdicts = verdicts_of::<C>(book)?;
-    let history = crate::releases::history::<C>(book)?;
+    let history = harness_page::releases::history::<C>(book)?;
     Ok(verdicts
         .iter()
         .map(|v| {
-            let mut f = crate::claims::Finding::of(C::NAME, v);
+            let mut f = harness_core::claims::Finding::of(C::NAME, v);
             f.machine_class = v.machine.as_deref().and_then(|m| {
                 book.runs
                     .iter()
                     .find(|r| r.machine() == m)
-                    .map(|r| crate::render::reader::machine_class(&r.provenance.machine))
+                    .map(|r| harness_page::render::reader::machine_class(&r.provenance.machine))
             });
             f.releases = history.claims.get(&f.claim).and_then(|at| {
-                crate::releases::range_note(&history.krate, history.profile, history.exact, at)
+                harness_page::releases::range_note(
+                    &history.krate,
+                    history.profile,
+                    history.exact,
+                    at,
+                )
             });
             f
         })
@@ -106,7 +114,7 @@ pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
     let exhibit = exhibit::<C>(name)?;
     let book = load_book::<C>(store)?;
     let known = book.derived();
-    crate::measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
+    harness_measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
 }
 
 pub(super) fn render_loaded<C: Chapter>(
@@ -115,8 +123,8 @@ pub(super) fn render_loaded<C: Chapter>(
 ) -> Result<String> {
     if exhibit.name == "provenance" {
         let csv: Vec<String> = tables::<C>(book)?.into_iter().map(|(n, _)| n).collect();
-        let mut md = crate::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
-        md.push_str(&crate::render::downloads(C::NAME, book, &csv));
+        let mut md = harness_page::render::exhibit_markdown(C::NAME, exhibit.name, book, &[]);
+        md.push_str(&harness_page::render::downloads(C::NAME, book, &csv));
         return Ok(md);
     }
     if exhibit.kind == ExhibitKind::Figure && book.runs.len() > 1 {
@@ -126,7 +134,7 @@ pub(super) fn render_loaded<C: Chapter>(
             let one = book.only(|r| r.machine() == run.machine())?;
             panels.push((run.machine().to_string(), (exhibit.render)(&one)?));
         }
-        return Ok(crate::render::exhibit_switch(
+        return Ok(harness_page::render::exhibit_switch(
             C::NAME,
             exhibit.name,
             book,
@@ -134,7 +142,7 @@ pub(super) fn render_loaded<C: Chapter>(
         ));
     }
     let blocks = (exhibit.render)(book)?;
-    Ok(crate::render::exhibit_markdown(
+    Ok(harness_page::render::exhibit_markdown(
         C::NAME,
         exhibit.name,
         book,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Block, Claim, Exhibit, Lab};
+use crate::{Block, Claim, Exhibit, Experiment, Lab};
 
 const FIGURE: Exhibit<()> = Exhibit {
     name: "figure",
@@ -11,10 +11,17 @@ const FIGURE: Exhibit<()> = Exhibit {
 /// A chapter whose own exhibit takes the built-in answer list's name.
 struct Shadowing;
 
-impl Chapter for Shadowing {
+impl Experiment for Shadowing {
     type Data = ();
     const NAME: &'static str = "shadowing";
     const MEASURED_CRATES: &'static [&'static str] = &[];
+
+    fn measure(_: &Lab) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Chapter for Shadowing {
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<()>] = &[
         FIGURE,
@@ -26,10 +33,6 @@ impl Chapter for Shadowing {
         },
     ];
 
-    fn measure(_: &Lab) -> Result<()> {
-        Ok(())
-    }
-
     fn check(_: &()) -> Result<()> {
         Ok(())
     }
@@ -38,16 +41,19 @@ impl Chapter for Shadowing {
 /// The same chapter with only its figure: every built-in comes after it.
 struct Plain;
 
-impl Chapter for Plain {
+impl Experiment for Plain {
     type Data = ();
     const NAME: &'static str = "plain";
     const MEASURED_CRATES: &'static [&'static str] = &[];
-    const CLAIMS: &'static [Claim] = &[];
-    const EXHIBITS: &'static [Exhibit<()>] = &[FIGURE];
 
     fn measure(_: &Lab) -> Result<()> {
         Ok(())
     }
+}
+
+impl Chapter for Plain {
+    const CLAIMS: &'static [Claim] = &[];
+    const EXHIBITS: &'static [Exhibit<()>] = &[FIGURE];
 
     fn check(_: &()) -> Result<()> {
         Ok(())
@@ -57,10 +63,17 @@ impl Chapter for Plain {
 /// A chapter whose figure names every machine it was given.
 struct Machines;
 
-impl Chapter for Machines {
+impl Experiment for Machines {
     type Data = u32;
     const NAME: &'static str = "machines";
     const MEASURED_CRATES: &'static [&'static str] = &[];
+
+    fn measure(_: &Lab) -> Result<u32> {
+        Ok(0)
+    }
+}
+
+impl Chapter for Machines {
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<u32>] = &[Exhibit {
         name: "figure",
@@ -74,10 +87,6 @@ impl Chapter for Machines {
                 .collect())
         },
     }];
-
-    fn measure(_: &Lab) -> Result<u32> {
-        Ok(0)
-    }
 
     fn check(_: &u32) -> Result<()> {
         Ok(())

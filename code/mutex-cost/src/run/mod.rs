@@ -6,7 +6,7 @@ mod measure;
 
 use anyhow::Result;
 use harness::claims::Claim;
-use harness::{Chapter, Estimate, Exhibit, Lab};
+use harness::{Chapter, Estimate, Exhibit, Experiment, Lab};
 use serde::{Deserialize, Serialize};
 
 use crate::book;
@@ -49,7 +49,7 @@ pub struct Data {
     pub profiles: Vec<crate::profiles::RoundProfile>,
 }
 
-impl Chapter for MutexCost {
+impl Experiment for MutexCost {
     type Data = Data;
     const NAME: &'static str = "mutex-cost";
     const MEASURED_CRATES: &'static [&'static str] = &[
@@ -61,7 +61,6 @@ impl Chapter for MutexCost {
         "hdrhistogram",
         "mimalloc",
     ];
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
     const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
     const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
         &[harness::releases::ReleaseGap {
@@ -72,11 +71,15 @@ impl Chapter for MutexCost {
                     asks the budget before the lock by itself (the order changed in \
                     1.54.0).",
         }];
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::run(lab)
     }
+}
+
+impl Chapter for MutexCost {
+    const CLAIMS: &'static [Claim] = book::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
 
     fn check(data: &Data) -> Result<()> {
         book::check(data)

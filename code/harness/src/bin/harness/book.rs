@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use harness::cli::{render_error, Rendered};
 use sha2::{Digest, Sha256};
 
-use harness::check;
+use crate::check;
 use harness::registry::{self, ChapterInfo};
 use harness::results::Store;
 
@@ -219,7 +219,7 @@ pub(crate) fn report(
     chapters: &[String],
     machine: Option<&str>,
 ) -> Result<ExitCode> {
-    let here = harness::measure::machine::Machine::detect().id;
+    let here = harness::machine::detect().id;
     let machine = machine.unwrap_or(&here);
     let infos: Vec<&ChapterInfo> = registry::select(chapters)?;
     let mut failed = false;

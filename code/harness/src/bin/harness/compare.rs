@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use harness::machine::Machine;
 use harness::registry::{self, ChapterInfo};
 
 use crate::chapters::headline;
@@ -198,7 +197,7 @@ pub(crate) fn survey_cores(watch: Duration) -> Result<ExitCode> {
         s(q(0.9)),
         s(q(1.0))
     );
-    let id = Machine::detect().id;
+    let id = harness::machine::detect().id;
     match suggest_gate(&checks) {
         Some(g) => {
             let close = checks.iter().filter(|&&c| c <= g).count();

@@ -3,6 +3,7 @@
 //! and checks the built book.
 mod book;
 mod chapters;
+mod check;
 mod compare;
 mod import;
 mod measure;

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use wait_timeout::ChildExt;
 
-use harness::machine::Machine;
 use harness::profile::Profile;
 use harness::registry::{self, ChapterInfo};
 use harness::results::{read_results, Store};
@@ -16,7 +15,7 @@ use crate::chapters::binary;
 
 /// Whether this machine's results for a chapter are missing or stale, and why.
 pub(crate) fn staleness(store: &Store, chapter: &str) -> Result<Option<String>> {
-    let path = store.results_path(chapter, &Machine::detect().id);
+    let path = store.results_path(chapter, &harness::machine::detect().id);
     if !path.exists() {
         return Ok(Some("no results for this machine".into()));
     }
@@ -76,7 +75,7 @@ pub(crate) fn measure(
     let mut budget_left = harness::measure::run_budget(profile);
     for (k, (chapter, bin)) in chapters.iter().zip(binaries).enumerate() {
         let started = Instant::now();
-        let target = store.results_path(&chapter.name, &Machine::detect().id);
+        let target = store.results_path(&chapter.name, &harness::machine::detect().id);
         let before = read_results::<serde_json::Value>(&target, &chapter.name).ok();
         let before_date = before.as_ref().map(|b| b.provenance.date.clone());
         eprintln!(

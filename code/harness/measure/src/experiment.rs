@@ -1,0 +1,36 @@
+//! The experiment half of a chapter: what it measures and how. The page
+//! half (claims, exhibits, the checks of a file read back) is
+//! `harness-page`'s `Chapter`, which builds on this trait.
+use anyhow::Result;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use harness_core::releases::ReleaseGap;
+
+use crate::counts::Counted;
+use crate::lab::Lab;
+
+/// A chapter's experiments: the data one run measures, the crates whose
+/// versions decide its numbers, and the run itself.
+pub trait Experiment: 'static {
+    /// Everything one run measures. Stored as the `data` of a results file.
+    type Data: Serialize + DeserializeOwned + 'static;
+
+    /// The chapter's name: its crate, its results folder, its page, its
+    /// line in `code/chapters.toml`.
+    const NAME: &'static str;
+    /// Crates whose versions decide the numbers (recorded from Cargo.lock).
+    const MEASURED_CRATES: &'static [&'static str];
+    /// Single-threaded work callgrind may count (`count <name> <n>`, see
+    /// `counts`); `measure` records it with `counts::per_op`.
+    const COUNTED: &'static [Counted] = &[];
+    /// What the chapter cannot measure at older releases of a crate it
+    /// measures (an API the crate gained later): the releases exhibit says
+    /// so under every release it measured that is older.
+    const RELEASE_GAPS: &'static [ReleaseGap] = &[];
+
+    /// Runs every experiment of the lab's profile, validating the work as it
+    /// goes. An experiment that fails validation returns an error: nothing
+    /// is written.
+    fn measure(lab: &Lab) -> Result<Self::Data>;
+}

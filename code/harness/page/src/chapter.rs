@@ -1,0 +1,188 @@
+//! The page half of the contract between a chapter crate and the harness:
+//! the claims a chapter judges and the exhibits it puts on its page, over
+//! what its experiments (`harness_measure::Experiment`) measured.
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use harness_core::claims::Claim;
+use harness_core::results::published::Dataset;
+use harness_core::results::{Provenance, Store};
+use harness_core::values::{Derived, Estimate};
+use harness_measure::Experiment;
+
+use crate::render::blocks::{Block, Table};
+
+/// What kind of thing an exhibit puts on the page (checked in the built HTML).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExhibitKind {
+    Table,
+    Figure,
+    Verdicts,
+    Text,
+}
+
+/// One exhibit of a chapter's page: the name the page asks for
+/// (`<!-- cmdrun ../code/target/release/harness render <chapter> <name> -->`),
+/// what it shows, and the function that draws it from every machine's
+/// results. Render, `exhibits`, export and the book checks all read a
+/// chapter's list of these, so a name exists in one place.
+pub struct Exhibit<D: 'static> {
+    pub name: &'static str,
+    pub kind: ExhibitKind,
+    pub about: &'static str,
+    pub render: fn(&Book<D>) -> Result<Vec<Block>>,
+}
+
+/// A chapter of the book as its page sees it: the claims it judges and the
+/// exhibits it shows, over the data its experiments measure.
+pub trait Chapter: Experiment {
+    const CLAIMS: &'static [Claim];
+    /// The chapter's own exhibits; the harness adds `provenance` and `precision`.
+    const EXHIBITS: &'static [Exhibit<Self::Data>];
+    /// Sanity checks on data read from a file (import, load): shapes, counts,
+    /// what the work must have done. Return an error naming what is wrong.
+    /// (Numbers out of physical bounds are refused before this runs.)
+    fn check(data: &Self::Data) -> Result<()>;
+
+    /// The estimates the chapter's verdicts rest on, named, for the built-in
+    /// `precision` exhibit. Chapters whose numbers are exact (counted, so a
+    /// second run repeats them) return none; the sentence on a claim across
+    /// releases then says a change is the releases', without the caveat that
+    /// each release is one run (`releases::History::exact`).
+    fn headline(_data: &Self::Data) -> Vec<(String, Estimate)> {
+        Vec::new()
+    }
+}
+
+/// One machine's results as the page sees them.
+pub struct Run<D> {
+    pub path: PathBuf,
+    pub provenance: Provenance,
+    pub data: D,
+    /// The chapter's code, lock file, toolchain or profile changed since.
+    pub stale: bool,
+    /// The measured payload no longer matches the checksum written with it.
+    pub edited: bool,
+    /// Measured on the fly with the smoke profile because no results existed.
+    pub ephemeral: bool,
+    /// The intervals drawn from `data` when it was measured.
+    pub derived: Derived,
+}
+
+impl<D> Run<D> {
+    /// The machine's id (validated on load: letters, digits, `-`, `_`, `.`).
+    pub fn machine(&self) -> &str {
+        &self.provenance.machine.id
+    }
+
+    /// The machine's architecture (validated on load like the id).
+    pub fn arch(&self) -> &str {
+        &self.provenance.machine.arch
+    }
+}
+
+/// Every machine's results for one chapter, plus its published datasets.
+pub struct Book<D> {
+    pub chapter: &'static str,
+    pub runs: Vec<Run<D>>,
+    pub store: Store,
+}
+
+impl<D> Book<D> {
+    /// `code/results/<chapter>/published-<name>.json`: reference data lives
+    /// with the committed results even when measurements are read elsewhere.
+    pub fn published(&self, name: &str) -> Result<Dataset> {
+        Dataset::load(
+            &Store::new(harness_core::code_dir().join("results"))
+                .chapter_dir(self.chapter)
+                .join(format!("published-{name}.json")),
+        )
+    }
+
+    /// One table per run, in the runs' order: the shape of most exhibits.
+    pub fn table_per_run(&self, table: impl FnMut(&Run<D>) -> Result<Table>) -> Result<Vec<Block>> {
+        self.runs
+            .iter()
+            .map(table)
+            .map(|t| t.map(Block::Table))
+            .collect()
+    }
+
+    /// Every interval the runs' files carry (see `stats::Derived`).
+    pub fn derived(&self) -> Derived {
+        let mut all = Derived::default();
+        for run in &self.runs {
+            all.0
+                .extend(run.derived.0.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        all
+    }
+
+    /// The run a single-machine exhibit shows: this machine's run if there
+    /// is one, else the first.
+    pub fn primary(&self) -> &Run<D> {
+        let here = harness_measure::machine::detect().id;
+        self.runs
+            .iter()
+            .find(|r| r.machine() == here)
+            .unwrap_or(&self.runs[0])
+    }
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Book<D> {
+    /// The same book with only the runs `keep` picks: what a figure drawn
+    /// once per machine (the page's machine switch) or a verdict of one
+    /// release variant is computed from. The runs' data are copied through
+    /// serde, as chapter data need not be `Clone`.
+    pub fn only(&self, keep: impl Fn(&Run<D>) -> bool) -> Result<Book<D>> {
+        let mut runs = Vec::new();
+        for run in self.runs.iter().filter(|r| keep(r)) {
+            runs.push(run.copy()?);
+        }
+        Ok(Book {
+            chapter: self.chapter,
+            runs,
+            store: self.store.clone(),
+        })
+    }
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Run<D> {
+    /// A copy of the run, its data through serde.
+    pub fn copy(&self) -> Result<Run<D>> {
+        Ok(Run {
+            path: self.path.clone(),
+            stale: self.stale,
+            edited: self.edited,
+            ephemeral: self.ephemeral,
+            provenance: self.provenance.clone(),
+            data: serde_json::from_value(serde_json::to_value(&self.data)?)?,
+            derived: self.derived.clone(),
+        })
+    }
+}
+
+impl<D: Serialize> Run<D> {
+    /// A run of chapter `C` read from `path`, after the chapter's checks
+    /// pass on its data; `stale` as the caller judges it (a release variant
+    /// is stale by its code fingerprint, any other run by its fingerprint).
+    pub fn checked<C: Chapter<Data = D>>(
+        path: PathBuf,
+        file: harness_core::results::ResultsFile<D>,
+        stale: bool,
+    ) -> Result<Run<D>> {
+        C::check(&file.data)
+            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        Ok(Run {
+            stale,
+            edited: !file.checksum_matches()?,
+            provenance: file.provenance,
+            data: file.data,
+            derived: file.derived,
+            path,
+            ephemeral: false,
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! A chapter's page: the page half of the chapter contract ([`Chapter`],
+//! [`Exhibit`], [`Book`]), rendering (markdown, SVG, CSV, flame graphs),
+//! verdicts and the headline, the claims across releases and the agreement
+//! of repeated runs. Nothing here runs while a chapter measures, so nothing
+//! here stales a result.
+//!
+//! - [`chapter`]: the contract's page half and a chapter's results as the
+//!   page reads them ([`load`]).
+//! - [`render`]: markdown, SVG, CSV and the provenance card.
+//! - [`headline`], [`exhibits`], [`derive`]: the verdicts and estimates a
+//!   chapter's exhibits give, its built-in exhibits, the intervals stored.
+//! - [`releases`], [`agreement`]: claims over time and across runs.
+pub mod agreement;
+pub mod chapter;
+pub mod derive;
+pub mod exhibits;
+pub mod fixtures;
+pub mod headline;
+pub mod load;
+pub mod releases;
+pub mod render;
+
+pub use chapter::{Book, Chapter, Exhibit, ExhibitKind, Run};
+pub use headline::{Headline, HeadlineEstimate, HeadlineVerdict};
+pub use load::load_book;

@@ -1,0 +1,76 @@
+//! A chapter's results as its page reads them: every machine's run, or a
+//! smoke run measured on the spot when none is committed.
+use anyhow::{bail, Context, Result};
+
+use harness_core::profile::Profile;
+use harness_core::results::fingerprint::fingerprint;
+use harness_core::results::{read_results, ResultsFile, Store};
+use harness_measure::{measure_in_memory, Progress};
+
+use crate::chapter::{Book, Chapter, Run};
+use crate::derive::derive;
+
+/// Measures chapter `C` (`harness_measure::measure_in_memory`), then holds
+/// the run to the chapter's own checks: what a run measured passes the
+/// checks a file read back must pass.
+pub fn measure_checked<C: Chapter>(
+    profile: Profile,
+    progress: Progress,
+) -> Result<(ResultsFile<C::Data>, Progress)> {
+    let (file, progress) = measure_in_memory::<C>(profile, progress)?;
+    C::check(&file.data).context("the run's own results failed the chapter's checks")?;
+    Ok((file, progress))
+}
+
+/// Loads every machine's results, marking stale and edited ones. With none
+/// at all, measures the smoke profile once (cached under target/, never
+/// under src/ or results/) and says so on the page.
+pub fn load_book<C: Chapter>(store: &Store) -> Result<Book<C::Data>> {
+    let code = harness_core::code_dir();
+    let mut runs = Vec::new();
+    for (path, file) in store.load_all::<C::Data>(C::NAME)? {
+        let stale = !file.provenance.is_current(C::NAME)?;
+        runs.push(Run::checked::<C>(path, file, stale)?);
+    }
+    if runs.is_empty() {
+        let cache = Store::new(code.join("target").join("smoke-results"));
+        let path = cache.results_path(C::NAME, &harness_measure::machine::detect().id);
+        let fresh = fingerprint(&code, C::NAME, Profile::Smoke)?;
+        let cached = read_results::<C::Data>(&path, C::NAME)
+            .ok()
+            .filter(|f| f.provenance.fingerprint == fresh);
+        let file = match cached {
+            Some(f) => f,
+            None if std::env::var_os("BOOK_NO_MEASURE").is_some() => bail!(
+                "no results for chapter {} in {} and BOOK_NO_MEASURE is set: \
+                 commit results measured with scripts/fresh",
+                C::NAME,
+                store.chapter_dir(C::NAME).display()
+            ),
+            None => {
+                eprintln!(
+                    "{}: no results for any machine; measuring the smoke profile",
+                    C::NAME
+                );
+                let (file, _) = measure_checked::<C>(Profile::Smoke, Progress::new(C::NAME))?;
+                let file = derive::<C>(file, &path)?;
+                cache.write(&file)?;
+                file
+            }
+        };
+        runs.push(Run {
+            path,
+            provenance: file.provenance,
+            data: file.data,
+            derived: file.derived,
+            stale: false,
+            edited: false,
+            ephemeral: true,
+        });
+    }
+    Ok(Book {
+        chapter: C::NAME,
+        runs,
+        store: store.clone(),
+    })
+}
