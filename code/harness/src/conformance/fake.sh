@@ -24,6 +24,7 @@ render() { # render EXHIBIT RESULTS
     echo "<div class=\"exhibit-marker\" data-exhibit=\"$name/$1\" data-blocks=\"$blocks\"></div>"
     case $1 in
     in-short)
+        is answer-none && echo "<div class=\"answer-first\" data-answer=\"$name\"> 2.00×</div>" && return
         is answer-wrong && echo "<div class=\"answer-first\" data-answer=\"$name\"> <span data-estimate=\"FK-1\">2.50×</span></div>" && return
         echo "<div class=\"answer-first\" data-answer=\"$name\"> <span data-estimate=\"FK-1\">2.00×</span></div>" ;;
     table)
