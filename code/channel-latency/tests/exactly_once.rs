@@ -1,7 +1,5 @@
 //! Every message of every channel and setting arrives exactly once.
 use harness::conformance::within;
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
 use channel_latency::async_channel_bounded::AsyncChannelBounded;

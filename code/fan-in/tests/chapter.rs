@@ -2,7 +2,7 @@
 //! exhibit; and `check` refuses results that make no sense.
 use std::sync::OnceLock;
 
-use harness::cli::{check_file, exhibits, render_exhibit};
+use harness::cli::{check_file, render_exhibit};
 use harness::fixtures;
 use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};

@@ -1,8 +1,6 @@
 //! Every design delivers exactly what its producers sent, and finishes when
 //! they do. A hang fails the test with a message instead of stalling CI.
 use harness::conformance::within;
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
 use fan_in::burst::Tally;

@@ -3,8 +3,7 @@
 //! published stop points really end before the work does; the consumer can
 //! run on the driver's thread; the counted swaps count every push.
 use harness::conformance::within;
-use std::sync::{mpsc, Arc};
-use std::thread;
+use std::sync::Arc;
 use std::time::Duration;
 
 use fan_in::burst::Tally;

@@ -2,7 +2,7 @@
 //! exhibit; tampered data is refused; every listing the page includes exists.
 use harness::results::{ResultsFile, Store};
 use harness::timing::Timing;
-use harness::{fixtures, Block, Book, Chapter, Estimate, ExhibitKind, Outcome, Profile};
+use harness::{fixtures, Block, Book, Chapter, Estimate, Outcome, Profile};
 use mutex_cost::run::{Data, MutexCost};
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 

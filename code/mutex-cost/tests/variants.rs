@@ -1,7 +1,6 @@
 //! Every variant does exactly the work it claims: the counter ends where the
 //! arithmetic says, in every shape, on every runtime the chapter uses.
 use harness::conformance::within;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 

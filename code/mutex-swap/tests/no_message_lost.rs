@@ -1,8 +1,6 @@
 //! Every design delivers every message exactly once, with every wait
 //! strategy, and a consumer that would hang fails the test instead.
 use harness::conformance::within;
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
 use mutex_swap::experiment::run_bursts;

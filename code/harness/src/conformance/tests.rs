@@ -151,7 +151,11 @@ fn an_answer_that_misquotes_the_headline_fails() {
 
 #[test]
 fn an_answer_that_names_no_headline_estimate_fails() {
-    fails_only("answer-none", "answer", "names none of the headline estimates (FK-1)");
+    fails_only(
+        "answer-none",
+        "answer",
+        "names none of the headline estimates (FK-1)",
+    );
 }
 
 #[test]
