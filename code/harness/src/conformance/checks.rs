@@ -502,12 +502,11 @@ fn edited(s: &Subject, good: &Value) -> Result<()> {
 fn numbers(v: &Value, at: String, fractions: &mut Vec<String>, whole: &mut Vec<String>) {
     match v {
         Value::Number(n) if n.as_u64().is_some() => whole.push(at),
-        Value::Number(n) => {
+        Value::Number(n)
             if n.as_f64()
-                .is_some_and(|f| f.is_finite() && f.fract() != 0.0)
-            {
-                fractions.push(at);
-            }
+                .is_some_and(|f| f.is_finite() && f.fract() != 0.0) =>
+        {
+            fractions.push(at)
         }
         Value::Array(a) => {
             for (i, x) in a.iter().enumerate() {
