@@ -192,7 +192,8 @@ pub(crate) struct Subject {
 }
 
 impl Subject {
-    /// The shared smoke run in `$BOOK_SMOKE_RESULTS`, else one measured now.
+    /// The shared smoke run in `$BOOK_SMOKE_RESULTS` when it holds this
+    /// chapter, else one measured now.
     fn prepare(suite: &Suite) -> Result<Subject> {
         let shared = std::env::var_os(crate::fixtures::SMOKE_RESULTS_ENV).filter(|v| !v.is_empty());
         Subject::setup(suite, shared.as_deref().map(Path::new))
@@ -215,7 +216,9 @@ impl Subject {
         let to = root.join(&suite.chapter);
         std::fs::create_dir_all(&to)?;
         let env = crate::fixtures::SMOKE_RESULTS_ENV;
-        match shared {
+        // The shared run covers the registered chapters; the template (and
+        // a chapter not registered yet) measures its own.
+        match shared.filter(|s| s.join(&suite.chapter).is_dir()) {
             Some(shared) => {
                 let from = shared.join(&suite.chapter);
                 copy_json(&from, &to)
