@@ -16,6 +16,7 @@
 //! The re-exports below keep the paths chapters have always used
 //! (`harness::timing::Timing`, `harness::render::...`) for now.
 pub mod cli;
+pub mod conformance;
 pub mod fixtures;
 
 pub use cli::chapter_main;
