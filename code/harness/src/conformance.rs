@@ -348,7 +348,7 @@ fn copy_json(from: &Path, to: &Path) -> Result<()> {
 /// The one measured results file in a chapter's folder: this machine's,
 /// or the only one that is not a published dataset.
 fn run_file(dir: &Path) -> Result<PathBuf> {
-    let own = dir.join(format!("{}.json", crate::machine::Machine::detect().id));
+    let own = dir.join(format!("{}.json", crate::machine::detect().id));
     if own.is_file() {
         return Ok(own);
     }
