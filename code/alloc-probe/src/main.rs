@@ -8,5 +8,5 @@ use alloc_probe::run::AllocProbe;
 static ALLOC: alloc_probe::probe::Alloc = alloc_probe::probe::Alloc;
 
 fn main() -> ExitCode {
-    harness::chapter_main::<AllocProbe>()
+    harness::chapter_main::<AllocProbe, AllocProbe>()
 }

@@ -3,5 +3,5 @@ use std::process::ExitCode;
 use chapter_template::run::Template;
 
 fn main() -> ExitCode {
-    harness::chapter_main::<Template>()
+    harness::chapter_main::<Template, Template>()
 }

@@ -8,15 +8,17 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use harness_core::analysis::Analysis;
 use harness_core::profile::Profile;
 use harness_core::results::{read_results, ResultsFile, Store};
 use harness_measure::progress::Progress;
-use harness_page::load::measure_checked;
-use harness_page::{load_book, Book, Chapter, ExhibitKind, Run};
+use harness_measure::Experiment;
+use harness_page::load::{judged, measure_checked};
+use harness_page::page::{current_analysis, judge, judged_by};
+use harness_page::{load_book, ExhibitKind, Page};
 
-pub use harness_page::derive::derive;
 pub use harness_page::exhibits::{exhibit, exhibits, tables};
-pub use harness_page::headline::{verdicts_of, Headline, HeadlineEstimate, HeadlineVerdict};
+pub use harness_page::headline::{Headline, HeadlineEstimate, HeadlineVerdict};
 
 mod page;
 #[cfg(test)]
@@ -56,9 +58,18 @@ enum Command {
     Exhibits,
     /// Validate a results file (schema, chapter, provenance, sane values).
     Check { files: Vec<PathBuf> },
-    /// Print the headline estimates and verdicts of one results file as JSON
-    /// (what `harness compare` lines up between two runs).
+    /// Print the headline estimates and verdicts of one results file as JSON,
+    /// from its analysis (judged again when other page code judged it).
     Headline { file: PathBuf },
+    /// Judge results files again from their data, without measuring: print
+    /// each one's analysis as JSON, or with --write store it in the file
+    /// (only `analysis` changes; a schema-2 file becomes schema 3).
+    Judge {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        write: bool,
+    },
     /// Print the verdicts, each claim's verdict map and the page's tables as
     /// plain text, from the committed (or given) results.
     Report {
@@ -81,59 +92,44 @@ enum Command {
         #[arg(long)]
         results: Option<PathBuf>,
     },
-    /// Draw every interval the exhibits need from a results file's data and
-    /// store them in it (`harness convert` does this for converted files).
-    Derive { file: PathBuf },
     /// Run one counted case `n` times (what `counts::per_op` runs under
     /// callgrind; see `measure::counts`).
     #[command(hide = true)]
     Count { name: String, n: u64 },
 }
 
-/// The headline of one results file (see `Headline`).
-pub fn headline_of<C: Chapter>(path: &Path) -> Result<Headline> {
-    let file = check_file::<C>(path)?;
-    let book = Book {
-        chapter: C::NAME,
-        runs: vec![Run {
-            path: path.to_path_buf(),
-            stale: false,
-            edited: false,
-            ephemeral: false,
-            provenance: file.provenance,
-            data: file.data,
-            derived: Default::default(),
-        }],
-        store: Store::new(
-            path.parent()
-                .and_then(Path::parent)
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-        ),
-    };
-    let data = &book.runs[0].data;
-    let ((estimates, verdicts), _) = harness_measure::stats::remembering(file.derived, || {
-        (C::headline(data), verdicts_of::<C>(&book))
-    });
-    let estimates = estimates
-        .into_iter()
-        .map(|(name, estimate)| HeadlineEstimate { name, estimate })
-        .collect();
-    let verdicts = verdicts?
-        .into_iter()
-        .map(|v| HeadlineVerdict {
-            claim: v.claim.id.to_string(),
-            machine: v.machine.unwrap_or_default(),
-            outcome: v.outcome.label().to_string(),
-        })
-        .collect();
-    Ok(Headline {
-        estimates,
-        verdicts,
-    })
+/// The headline of one results file (see `Headline`), from its analysis:
+/// the stored one, or the file judged again when other page code judged it.
+pub fn headline_of<P: Page>(path: &Path) -> Result<Headline> {
+    let file = check_file::<P>(path)?;
+    let (analysis, _) =
+        current_analysis::<P>(path, &file.provenance, &file.data, file.analysis.clone())?;
+    Headline::of(&analysis)
 }
 
-/// `fn main() -> ExitCode { harness::chapter_main::<MyChapter>() }`
-pub fn chapter_main<C: Chapter>() -> ExitCode {
+/// Judges `path` again from its data (the judge stage without measuring):
+/// with `write`, stores the analysis in the file, atomically, changing
+/// nothing else (a schema-2 file is written as schema 3); without, returns
+/// it for printing.
+pub fn judge_file<P: Page>(path: &Path, write: bool) -> Result<Analysis> {
+    let file = check_file::<P>(path)?;
+    let analysis = judge::<P>(path, &file.provenance, &file.data)?;
+    if write {
+        let _writer = path
+            .parent()
+            .and_then(Path::parent)
+            .map(|root| harness_core::lock::wait(root, P::NAME))
+            .transpose()?;
+        let file = file.with_analysis(analysis.clone())?;
+        harness_core::results::write_atomically(path, &file.to_bytes()?)?;
+    }
+    Ok(analysis)
+}
+
+/// `fn main() -> ExitCode { harness::chapter_main::<MyExperiment, MyPage>() }`:
+/// the chapter's command line, composed of its two halves. A chapter that
+/// has not stated its `Page` is both: `chapter_main::<MyChapter, MyChapter>()`.
+pub fn chapter_main<E: Experiment, C: Page<Experiment = E>>() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         None => measure::<C>(Profile::Quick, &Store::new(Store::default_root()), 900).map(|_| ()),
@@ -190,18 +186,23 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
                 println!("claim\t{}\t{}", c.id, c.statement);
             }
         }),
-        Some(Command::Derive { file }) => check_file::<C>(&file).and_then(|f| {
-            let f = derive::<C>(f, &file)?;
-            harness_core::results::write_atomically(&file, &f.to_bytes()?)?;
-            println!(
-                "{}: {} intervals drawn and stored",
-                file.display(),
-                f.derived.0.len()
-            );
+        Some(Command::Judge { files, write }) => files.iter().try_for_each(|f| {
+            let analysis = judge_file::<C>(f, write)?;
+            if write {
+                println!(
+                    "{}: judged ({} estimates, {} verdicts, {} in the headline)",
+                    f.display(),
+                    analysis.estimates.len(),
+                    analysis.verdicts.len(),
+                    analysis.headline.len()
+                );
+            } else {
+                println!("{}", serde_json::to_string(&analysis)?);
+            }
             Ok(())
         }),
         Some(Command::Count { name, n }) => {
-            harness_measure::counts::run_case(C::NAME, C::COUNTED, &name, n)
+            harness_measure::counts::run_case(E::NAME, E::COUNTED, &name, n)
         }
         Some(Command::Headline { file }) => headline_of::<C>(&file).and_then(|h| {
             println!("{}", serde_json::to_string_pretty(&h)?);
@@ -209,6 +210,7 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
         }),
         Some(Command::Check { files }) => files.iter().try_for_each(|f| {
             let file = check_file::<C>(f)?;
+            check_analysis::<C>(f, &file)?;
             println!(
                 "ok: {} ({} results from {}, {} profile)",
                 f.display(),
@@ -228,9 +230,33 @@ pub fn chapter_main<C: Chapter>() -> ExitCode {
     }
 }
 
+/// A stored analysis that today's page code judged must be what judging the
+/// data again gives: one that differs was edited, and is refused, naming
+/// the file. (One judged by other page code is judged again wherever it is
+/// read, so it is not refused.)
+pub fn check_analysis<P: Page>(path: &Path, file: &ResultsFile<P::Data>) -> Result<()> {
+    let Some(stored) = &file.analysis else {
+        return Ok(());
+    };
+    if stored.judged_by != judged_by::<P>()? {
+        return Ok(());
+    }
+    let fresh = judge::<P>(path, &file.provenance, &file.data)?;
+    if *stored != fresh {
+        bail!(
+            "{}: its analysis is not what judging its data gives (edited after judging?): \
+             run `{} judge --write {}` to judge it again",
+            path.display(),
+            P::NAME,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// Reads and fully validates a results file of chapter `C`: the schema and
 /// every value in it (`results::read_results`), then the chapter's checks.
-pub fn check_file<C: Chapter>(path: &Path) -> Result<ResultsFile<C::Data>> {
+pub fn check_file<C: Page>(path: &Path) -> Result<ResultsFile<C::Data>> {
     let file: ResultsFile<C::Data> = read_results(path, C::NAME)?;
     C::check(&file.data)
         .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
@@ -240,11 +266,7 @@ pub fn check_file<C: Chapter>(path: &Path) -> Result<ResultsFile<C::Data>> {
 /// Measures and writes this machine's results file. Refuses to start when the
 /// file it would replace is unreadable: a corrupt or foreign file is evidence
 /// someone should look at, not something to overwrite silently.
-pub fn measure<C: Chapter>(
-    profile: Profile,
-    store: &Store,
-    step_timeout_s: u64,
-) -> Result<PathBuf> {
+pub fn measure<C: Page>(profile: Profile, store: &Store, step_timeout_s: u64) -> Result<PathBuf> {
     if step_timeout_s == 0 {
         bail!("--timeout 0 would stop the run before its first step: give at least 1 second");
     }
@@ -275,8 +297,8 @@ pub fn measure<C: Chapter>(
     let progress =
         Progress::new(C::NAME).with_watchdog(std::time::Duration::from_secs(step_timeout_s));
     let (file, progress) = measure_checked::<C>(profile, progress)?;
-    progress.phase("drawing the exhibits' intervals");
-    let mut file = derive::<C>(file, &target)?;
+    progress.phase("judging");
+    let mut file = judged::<C>(file, &target)?;
     file.host = Some(host);
     progress.finish();
     harness_measure::process::parent_still_ours()?;
@@ -292,11 +314,10 @@ pub fn measure<C: Chapter>(
 }
 
 /// Copies the machines' results files and writes the tables as CSV into `dir`.
-pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
+pub fn export<C: Page>(store: &Store, dir: &Path) -> Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let book = load_book::<C>(store)?;
-    let known = book.derived();
-    let tables = harness_measure::stats::remembering(known, || tables::<C>(&book)).0?;
+    let tables = tables::<C>(&book)?;
     let mut written = 0;
     for run in book.runs.iter().filter(|r| !r.ephemeral) {
         let name = run.path.file_name().context("results file has no name")?;
@@ -316,7 +337,7 @@ pub fn export<C: Chapter>(store: &Store, dir: &Path) -> Result<usize> {
 /// The markdown for one exhibit: the built-in `provenance` card, or the chapter's own.
 /// The chapter as plain text (see `render::plain`): which results, then the
 /// verdicts with their maps, then every table of the page.
-pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String> {
+pub fn report<C: Page>(store: &Store, machine: Option<&str>) -> Result<String> {
     let mut book = load_book::<C>(store)?;
     if let Some(m) = machine {
         let have: Vec<String> = book.runs.iter().map(|r| r.machine().to_string()).collect();
@@ -348,28 +369,30 @@ pub fn report<C: Chapter>(store: &Store, machine: Option<&str>) -> Result<String
         ));
     }
     out.push('\n');
-    let known = book.derived();
-    let body = harness_measure::stats::remembering(known, || -> Result<String> {
-        let all = exhibits::<C>()?;
-        let mut verdicts = String::new();
-        let mut tables = String::new();
-        for e in &all {
-            let text = match e.kind {
-                ExhibitKind::Verdicts | ExhibitKind::Table if e.name != "provenance" => {
-                    harness_page::render::plain::blocks(e.name, e.about, &(e.render)(&book)?)
-                }
-                _ => continue,
-            };
-            if e.kind == ExhibitKind::Verdicts {
-                verdicts.push_str(&text);
-            } else {
-                tables.push_str(&text);
-            }
-        }
-        Ok(format!("# Verdicts\n\n{verdicts}# Tables\n\n{tables}"))
-    })
-    .0?;
-    out.push_str(&body);
+    // The verdicts as judged and stored (`Page::verdicts`), under the
+    // chapter's verdict exhibits' names; then every table.
+    let all = exhibits::<C>()?;
+    let mut verdicts = String::new();
+    let mut tables = String::new();
+    if let Some(e) = all.iter().find(|e| e.kind == ExhibitKind::Verdicts) {
+        let blocks = [harness_page::render::blocks::Block::Verdicts(C::verdicts(
+            &book,
+        )?)];
+        verdicts.push_str(&harness_page::render::plain::blocks(
+            e.name, e.about, &blocks,
+        ));
+    }
+    for e in all
+        .iter()
+        .filter(|e| e.kind == ExhibitKind::Table && e.name != "provenance")
+    {
+        tables.push_str(&harness_page::render::plain::blocks(
+            e.name,
+            e.about,
+            &(e.render)(&book)?,
+        ));
+    }
+    out.push_str(&format!("# Verdicts\n\n{verdicts}# Tables\n\n{tables}"));
     Ok(out)
 }
 

@@ -4,22 +4,29 @@ use harness_core::claims::Verdict;
 use harness_core::profile::Profile;
 use harness_core::results::Store;
 use harness_page::render::blocks::Block;
-use harness_page::{Book, Chapter};
+use harness_page::{Book, Page};
 
 pub use harness_measure::fixtures::{
     provenance, provenance_apart, provenance_loaded, provenance_with,
 };
 pub use harness_page::fixtures::book;
 
-/// Every verdict chapter `C`'s verdict exhibits give on `data`, after the
-/// chapter's own checks pass on it.
-pub fn verdicts<C: Chapter>(data: C::Data) -> Vec<Verdict> {
+/// Every verdict chapter `C` gives `data` (judged in memory, then read as
+/// the page reads stored verdicts), after the chapter's own checks pass on it.
+pub fn verdicts<C: Page>(data: C::Data) -> Vec<Verdict> {
     C::check(&data).expect("synthetic data passes the chapter's checks");
-    crate::cli::verdicts_of::<C>(&book::<C>(data)).expect("verdict exhibits render")
+    C::verdicts(&book::<C>(data)).expect("the stored verdicts read back")
+}
+
+/// What judging `data` gives chapter `C` (the judge stage, in memory).
+pub fn judged<C: Page>(data: &C::Data) -> harness_core::analysis::Analysis {
+    let provenance = provenance(Profile::Smoke);
+    harness_page::page::judge::<C>("synthetic.json".as_ref(), &provenance, data)
+        .expect("the synthetic run is judged")
 }
 
 /// The blocks exhibit `name` of chapter `C` renders from `book`.
-pub fn render<C: Chapter>(name: &str, book: &Book<C::Data>) -> Vec<Block> {
+pub fn render<C: Page>(name: &str, book: &Book<C::Data>) -> Vec<Block> {
     let e = C::EXHIBITS
         .iter()
         .find(|e| e.name == name)
@@ -39,7 +46,7 @@ pub const SMOKE_RESULTS_ENV: &str = "BOOK_SMOKE_RESULTS";
 /// chapter's checks), else measured here and now, so that `cargo test -p
 /// <chapter>` works on its own. `measure` is how the caller measures one
 /// (`measure_in_memory` with a watchdog, say).
-pub fn smoke_run<C: Chapter>(
+pub fn smoke_run<C: Page>(
     measure: impl FnOnce() -> anyhow::Result<harness_core::results::ResultsFile<C::Data>>,
 ) -> harness_core::results::ResultsFile<C::Data> {
     match std::env::var_os(SMOKE_RESULTS_ENV) {
@@ -51,9 +58,8 @@ pub fn smoke_run<C: Chapter>(
 
 /// Chapter `C`'s smoke run of this machine in the results folder `root`,
 /// checked, with what a fresh in-memory run would have: the same chapter,
-/// provenance and data, sealed anew (no derived intervals, no stored
-/// checksum).
-pub fn shared_smoke_run<C: Chapter>(
+/// provenance and data, sealed anew (no analysis, no stored checksum).
+pub fn shared_smoke_run<C: Page>(
     root: &std::path::Path,
 ) -> anyhow::Result<harness_core::results::ResultsFile<C::Data>> {
     use anyhow::{ensure, Context};
@@ -158,7 +164,7 @@ pub fn committed_results(chapter: &str) -> (std::path::PathBuf, std::path::PathB
 }
 
 /// A copy of `chapter`'s committed results file in a temporary results
-/// folder, edited by `edit` (its stored intervals dropped, so nothing
+/// folder, edited by `edit` (its stored analysis dropped, so nothing
 /// stored stands in for the edited numbers): the folder and the file.
 pub fn edited_results(
     chapter: &str,
@@ -170,6 +176,9 @@ pub fn edited_results(
     edit(&mut v["data"]);
     if let Some(d) = v.get_mut("derived") {
         *d = serde_json::json!({});
+    }
+    if let Some(map) = v.as_object_mut() {
+        map.remove("analysis");
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let to = dir

@@ -213,7 +213,7 @@ fn without_valgrind_the_error_says_how_to_get_it() {
 fn main() -> ExitCode {
     // Under callgrind, this binary is the chapter binary.
     if std::env::args().nth(1).as_deref() == Some("count") {
-        return harness::chapter_main::<Probe>();
+        return harness::chapter_main::<Probe, Probe>();
     }
     let tests: [(&str, fn()); 7] = [
         (

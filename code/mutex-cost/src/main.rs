@@ -8,5 +8,5 @@ fn main() -> std::process::ExitCode {
     if let Some(request) = std::env::var_os(mutex_cost::probe::REQUEST_ENV) {
         return mutex_cost::probe::serve(&request);
     }
-    harness::chapter_main::<mutex_cost::run::MutexCost>()
+    harness::chapter_main::<mutex_cost::run::MutexCost, mutex_cost::run::MutexCost>()
 }

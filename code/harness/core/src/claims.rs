@@ -119,7 +119,8 @@ impl Outcome {
 /// published method, one step of the ladder of corrections, one setting of a
 /// method choice a careful reproducer could make differently, or the book's
 /// fair experiment) and what the claim's rule gives under it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Condition {
     /// The method choice the row varies: "ladder", "consumer placement",
     /// "statistic", "driver", ...
@@ -139,6 +140,9 @@ pub struct Condition {
     /// with no interval (one long run) can be read, never trusted to turn
     /// a headline. `None` for every row that decides.
     pub not_deciding: Option<String>,
+    /// The estimates (names in a run's `analysis`) the row's figure shows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<String>,
 }
 
 impl Condition {
@@ -156,6 +160,7 @@ impl Condition {
             outcome,
             figure: figure.into(),
             not_deciding: None,
+            estimates: Vec::new(),
         }
     }
 
@@ -175,6 +180,12 @@ impl Condition {
     /// Marks the row as the published method's reconstruction.
     pub fn as_published(mut self) -> Self {
         self.as_published = true;
+        self
+    }
+
+    /// Names the estimates (in the run's `analysis`) the row's figure shows.
+    pub fn reads(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.estimates = names.into_iter().map(Into::into).collect();
         self
     }
 

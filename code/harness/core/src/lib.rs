@@ -13,6 +13,7 @@
 //! - [`results`]: the results file, its validation, provenance and freshness.
 //! - [`registry`]: the chapters of the book (`code/chapters.toml`).
 //! - [`fmt`], [`escape`]: how numbers and outside text are written.
+pub mod analysis;
 pub mod claims;
 pub mod escape;
 pub mod fmt;
@@ -25,6 +26,7 @@ pub mod releases;
 pub mod results;
 pub mod values;
 
+pub use analysis::{Analysis, Named, StoredVerdict};
 pub use claims::{Claim, Condition, Finding, Outcome, Verdict};
 pub use profile::Profile;
 pub use values::{Estimate, Unit};

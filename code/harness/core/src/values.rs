@@ -2,8 +2,6 @@
 //! unit it is in. Computing code hands these on; only the last step (a
 //! markdown cell, a CSV row, a figure's tooltip) turns them into text, and
 //! every such step reads the same value.
-use std::collections::BTreeMap;
-
 use anyhow::{ensure, Result};
 use serde::{Deserialize, Serialize};
 
@@ -179,15 +177,6 @@ impl Unit {
         }
     }
 }
-
-/// Bootstrapped intervals already drawn, by what they were drawn from: the
-/// expensive, deterministic part of a page. A run computes them once when
-/// it is measured (rendering every exhibit; `harness-measure`'s `stats::remembering`) and stores them in its results
-/// file; rendering then only reads them. A figure a renderer asks for that
-/// is not there (a renderer changed since) is drawn then, the same way.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Derived(pub BTreeMap<String, Estimate>);
 
 #[cfg(test)]
 mod tests {

@@ -1,14 +1,11 @@
 //! Statistics on timings, done once: bootstrapped intervals of a statistic,
 //! of a ratio, of a paired ratio and of a ratio of sums, all on a seeded
 //! generator so a page renders the same interval on every build.
-use std::cell::RefCell;
-
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 
 pub use crate::statistic::{Statistic, RESAMPLES};
 use crate::timing::Timing;
-use harness_core::values::{Derived, Estimate};
+use harness_core::values::Estimate;
 
 impl Timing {
     /// Several repeats of one measurement, each its own criterion run (on a
@@ -122,25 +119,14 @@ impl Timing {
 /// bootstrap interval: every resample draws each timing's samples again with
 /// replacement, independently (repeats first for a pooled timing, see
 /// `Timing::pooled`), and evaluates `f` on the resampled statistics. The
-/// generator is seeded, so a page renders the same interval on every build. Fails when a timing kept no samples (a file written
+/// generator is seeded, so a page renders the same interval on every build, whatever order
+/// intervals are drawn in (the generator is seeded per interval). Fails when a timing kept no samples (a file written
 /// before they were stored).
 pub fn bootstrap<F>(timings: &[&Timing], statistic: Statistic, f: F) -> Result<Estimate>
 where
     F: Fn(&[f64]) -> f64,
 {
-    let key = || {
-        let mut h = Key::new(std::any::type_name::<F>(), statistic);
-        timings.iter().for_each(|t| h.timing(t));
-        h
-    };
-    let point = || {
-        let stats: Vec<f64> = timings
-            .iter()
-            .map(|t| statistic.of(&mut t.per_sample_ns.clone()))
-            .collect();
-        f(&stats)
-    };
-    remembered(key, point, || bootstrap_now(timings, statistic, &f))
+    bootstrap_now(timings, statistic, &f)
 }
 
 fn bootstrap_now<F>(timings: &[&Timing], statistic: Statistic, f: &F) -> Result<Estimate>
@@ -229,13 +215,7 @@ pub const MIN_PAIRS: usize = 4;
 /// on. Seeded like [`bootstrap`]. Fails unless both are pooled from the same
 /// number of repeats, at least [`MIN_PAIRS`], that cover their samples.
 pub fn paired_ratio(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Estimate> {
-    let key = || {
-        let mut h = Key::new("paired_ratio", statistic);
-        h.timing(a);
-        h.timing(b);
-        h
-    };
-    remembered(key, || f64::NAN, || paired_ratio_now(a, b, statistic))
+    paired_ratio_now(a, b, statistic)
 }
 
 fn paired_ratio_now(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Estimate> {
@@ -282,14 +262,7 @@ fn paired_ratio_now(a: &Timing, b: &Timing, statistic: Statistic) -> Result<Esti
 /// with fewer than two rounds (one round has no spread to draw from) or a
 /// zero total denominator.
 pub fn ratio_of_sums(rounds: &[(f64, f64)]) -> Result<Estimate> {
-    let key = || {
-        let mut h = Key::new("ratio_of_sums", Statistic::Mean);
-        for (n, d) in rounds {
-            h.floats(&[*n, *d]);
-        }
-        h
-    };
-    remembered(key, || f64::NAN, || ratio_of_sums_now(rounds))
+    ratio_of_sums_now(rounds)
 }
 
 fn ratio_of_sums_now(rounds: &[(f64, f64)]) -> Result<Estimate> {
@@ -340,121 +313,6 @@ impl Rng {
 }
 
 const SEED: u128 = 0x5eed_b00c;
-
-thread_local! {
-    /// The intervals known while `remembering` runs; none outside it.
-    static KNOWN: RefCell<Option<Derived>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `known` intervals at hand, and returns what `f` returned
-/// with every interval it used, known or newly drawn.
-pub fn remembering<T>(known: Derived, f: impl FnOnce() -> T) -> (T, Derived) {
-    let outer = KNOWN.with(|k| k.replace(Some(known)));
-    let out = f();
-    let all = KNOWN.with(|k| k.replace(outer)).unwrap_or_default();
-    (out, all)
-}
-
-fn remembered(
-    key: impl FnOnce() -> Key,
-    point: impl FnOnce() -> f64,
-    draw: impl FnOnce() -> Result<Estimate>,
-) -> Result<Estimate> {
-    let active = KNOWN.with(|k| k.borrow().is_some());
-    if !active {
-        return draw();
-    }
-    let key = key().finish();
-    if let Some(e) = KNOWN.with(|k| k.borrow().as_ref().and_then(|d| d.0.get(&key).copied())) {
-        // A renderer whose formula changed under the same name gives
-        // another point: draw again rather than show a stale interval.
-        let p = point();
-        if p.is_nan() || p == e.point_ns {
-            return Ok(e);
-        }
-    }
-    let e = draw()?;
-    KNOWN.with(|k| {
-        if let Some(d) = k.borrow_mut().as_mut() {
-            d.0.insert(key, e);
-        }
-    });
-    Ok(e)
-}
-
-/// A hash of what an interval is drawn from: the method, the statistic and
-/// every sample in order (with how repeats split them).
-struct Key(Sha256);
-
-impl Key {
-    fn new(method: &str, statistic: Statistic) -> Key {
-        let mut h = Sha256::new();
-        h.update(method.as_bytes());
-        h.update([0, statistic as u8]);
-        Key(h)
-    }
-
-    fn floats(&mut self, xs: &[f64]) {
-        for x in xs {
-            self.0.update(x.to_bits().to_le_bytes());
-        }
-    }
-
-    fn timing(&mut self, t: &Timing) {
-        self.0.update((t.per_sample_ns.len() as u64).to_le_bytes());
-        self.floats(&t.per_sample_ns);
-        for r in &t.repeats {
-            self.0.update((*r as u64).to_le_bytes());
-        }
-        self.0.update([0xff]);
-    }
-
-    fn finish(self) -> String {
-        self.0.finalize()[..12]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn timing(base: f64) -> Timing {
-        Timing::of_samples((0..40).map(|i| base + (i % 7) as f64).collect()).unwrap()
-    }
-
-    #[test]
-    fn intervals_drawn_once_are_read_back_and_a_changed_formula_draws_again() {
-        let (a, b) = (timing(200.0), timing(100.0));
-        // Outside `remembering`, nothing is kept.
-        let plain = ratio(&a, &b, Statistic::Median);
-        let (first, known) = remembering(Derived::default(), || ratio(&a, &b, Statistic::Median));
-        assert_eq!(first, plain);
-        assert_eq!(known.0.len(), 1, "{known:?}");
-        // Stored intervals are what a later render reads: doctor the stored
-        // bounds and the doctored ones come back, so nothing was drawn.
-        let mut doctored = known.clone();
-        let e = doctored.0.values_mut().next().unwrap();
-        e.lower_ns = 0.5;
-        e.upper_ns = 9.0;
-        let (read, after) = remembering(doctored.clone(), || ratio(&a, &b, Statistic::Median));
-        assert_eq!((read.lower_ns, read.upper_ns), (0.5, 9.0));
-        assert_eq!(after, doctored);
-        // Other samples: another key, drawn afresh.
-        let c = timing(300.0);
-        let (other, more) = remembering(known.clone(), || ratio(&c, &b, Statistic::Median));
-        assert_ne!(other.point_ns, plain.point_ns);
-        assert_eq!(more.0.len(), 2);
-        // The same key with another point (a formula changed under its
-        // name): drawn again, not read.
-        let mut wrong = known;
-        wrong.0.values_mut().next().unwrap().point_ns = 42.0;
-        let (fresh, _) = remembering(wrong, || ratio(&a, &b, Statistic::Median));
-        assert_eq!(fresh, plain);
-    }
-}
 
 #[cfg(test)]
 mod timing_tests {

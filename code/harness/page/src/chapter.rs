@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use harness_core::analysis::Analysis;
 use harness_core::claims::Claim;
 use harness_core::results::published::Dataset;
 use harness_core::results::{Provenance, Store};
-use harness_core::values::{Derived, Estimate};
+use harness_core::values::Estimate;
 use harness_measure::Experiment;
 
+use crate::page::{current_analysis, Judge, Judged, Page};
 use crate::render::blocks::{Block, Table};
 
 /// What kind of thing an exhibit puts on the page (checked in the built HTML).
@@ -35,8 +37,12 @@ pub struct Exhibit<D: 'static> {
     pub render: fn(&Book<D>) -> Result<Vec<Block>>,
 }
 
-/// A chapter of the book as its page sees it: the claims it judges and the
-/// exhibits it shows, over the data its experiments measure.
+/// A chapter that has not stated its `Page` yet: the experiment and the
+/// page in one type, its verdicts given by its verdict exhibits and its
+/// headline by `headline`. Every such chapter is a `Page` whose judge
+/// renders those exhibits once, on a book of the one run judged, and stores
+/// what they gave (`legacy_judge`); every reader then reads the stored
+/// analysis, as it does for a chapter with a `Page` of its own.
 pub trait Chapter: Experiment {
     const CLAIMS: &'static [Claim];
     /// The chapter's own exhibits; the harness adds `provenance` and `precision`.
@@ -67,8 +73,12 @@ pub struct Run<D> {
     pub edited: bool,
     /// Measured on the fly with the smoke profile because no results existed.
     pub ephemeral: bool,
-    /// The intervals drawn from `data` when it was measured.
-    pub derived: Derived,
+    /// What judging `data` gave: stored in the file, or judged again as it
+    /// was read (`rejudged`) because other page code had judged it.
+    pub analysis: Analysis,
+    /// The stored analysis was judged by other page code (or the file has
+    /// none): `analysis` was judged as the file was read.
+    pub rejudged: bool,
 }
 
 impl<D> Run<D> {
@@ -110,16 +120,6 @@ impl<D> Book<D> {
             .collect()
     }
 
-    /// Every interval the runs' files carry (see `stats::Derived`).
-    pub fn derived(&self) -> Derived {
-        let mut all = Derived::default();
-        for run in &self.runs {
-            all.0
-                .extend(run.derived.0.iter().map(|(k, v)| (k.clone(), *v)));
-        }
-        all
-    }
-
     /// The run a single-machine exhibit shows: this machine's run if there
     /// is one, else the first.
     pub fn primary(&self) -> &Run<D> {
@@ -159,30 +159,101 @@ impl<D: serde::Serialize + serde::de::DeserializeOwned> Run<D> {
             ephemeral: self.ephemeral,
             provenance: self.provenance.clone(),
             data: serde_json::from_value(serde_json::to_value(&self.data)?)?,
-            derived: self.derived.clone(),
+            analysis: self.analysis.clone(),
+            rejudged: self.rejudged,
         })
     }
 }
 
 impl<D: Serialize> Run<D> {
-    /// A run of chapter `C` read from `path`, after the chapter's checks
-    /// pass on its data; `stale` as the caller judges it (a release variant
-    /// is stale by its code fingerprint, any other run by its fingerprint).
-    pub fn checked<C: Chapter<Data = D>>(
+    /// A run of chapter `P` read from `path`, after the chapter's checks
+    /// pass on its data, with its analysis (`page::current_analysis`:
+    /// judged again when today's page code did not judge it); `stale` as
+    /// the caller judges it (a release variant is stale by its code
+    /// fingerprint, any other run by its fingerprint).
+    pub fn checked<P: Page<Data = D>>(
         path: PathBuf,
         file: harness_core::results::ResultsFile<D>,
         stale: bool,
     ) -> Result<Run<D>> {
-        C::check(&file.data)
+        P::check(&file.data)
             .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+        let (analysis, rejudged) =
+            current_analysis::<P>(&path, &file.provenance, &file.data, file.analysis.clone())?;
         Ok(Run {
             stale,
             edited: !file.checksum_matches()?,
             provenance: file.provenance,
             data: file.data,
-            derived: file.derived,
+            analysis,
+            rejudged,
             path,
             ephemeral: false,
         })
     }
+
+    /// What the build prints for a run judged as it was read.
+    pub fn rejudged_note(&self, chapter: &str) -> Option<String> {
+        self.rejudged.then(|| {
+            format!(
+                "{chapter}: {} was judged by older page code (or not at all): run `harness judge {chapter}`",
+                self.path.display()
+            )
+        })
+    }
+}
+
+impl<C: Chapter> Page for C {
+    type Data = <C as Experiment>::Data;
+    type Experiment = C;
+    const NAME: &'static str = <C as Experiment>::NAME;
+    const CLAIMS: &'static [Claim] = <C as Chapter>::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<Self::Data>] = <C as Chapter>::EXHIBITS;
+
+    fn check(data: &Self::Data) -> Result<()> {
+        <C as Chapter>::check(data)
+    }
+
+    fn judge(run: &Judged<Self::Data>, j: &mut Judge) -> Result<()> {
+        legacy_judge::<C>(run, j)
+    }
+}
+
+/// The judge of a chapter that has not stated its `Page`: its verdict
+/// exhibits rendered once on a book of this one run (as `harness measure`
+/// rendered them to draw their intervals before judging was a stage), and
+/// its `headline`, named as it names them. Nothing else renders an exhibit
+/// to learn a verdict.
+pub fn legacy_judge<C: Chapter>(
+    run: &Judged<<C as Experiment>::Data>,
+    j: &mut Judge,
+) -> Result<()> {
+    let data: <C as Experiment>::Data = serde_json::from_value(serde_json::to_value(run.data)?)?;
+    let book = Book {
+        chapter: <C as Experiment>::NAME,
+        runs: vec![Run {
+            path: run.path.to_path_buf(),
+            provenance: run.provenance.clone(),
+            data,
+            stale: false,
+            edited: false,
+            ephemeral: false,
+            analysis: Analysis::default(),
+            rejudged: false,
+        }],
+        store: Store::new(Store::committed()).without_history(),
+    };
+    for (name, e) in C::headline(&book.runs[0].data) {
+        j.estimate(
+            &name,
+            e,
+            harness_core::values::Unit::Ratio,
+            "as the chapter's headline draws it",
+        )?;
+        j.headline(&name);
+    }
+    for v in crate::headline::verdicts_of::<C>(&book)? {
+        j.verdict(v, &[]);
+    }
+    Ok(())
 }

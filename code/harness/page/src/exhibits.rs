@@ -2,22 +2,22 @@
 //! the tables they show (the page's CSV downloads).
 use anyhow::{bail, Result};
 
-use crate::chapter::{Book, Chapter, Exhibit, ExhibitKind};
-use crate::headline::verdicts_of;
+use crate::chapter::{Book, Exhibit, ExhibitKind};
+use crate::page::Page;
 use crate::render::blocks::{Block, Table};
 
 /// Every exhibit of chapter `C`: its own, then the ones the harness adds
 /// (`answer`, `releases`, `provenance`, `precision`). A chapter exhibit named like a
 /// built-in one would hide it from the page, so it is refused with the
 /// name to change.
-pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
+pub fn exhibits<C: Page>() -> Result<Vec<Exhibit<C::Data>>> {
     let built_in: [Exhibit<C::Data>; 4] = [
         Exhibit {
             name: "answer",
             kind: ExhibitKind::Text,
             about: "answer first: each claim's headline verdict, linked to its verdict map",
             render: |book| {
-                Ok(vec![Block::Text(crate::render::answer(&verdicts_of::<C>(
+                Ok(vec![Block::Text(crate::render::answer(&C::verdicts(
                     book,
                 )?))])
             },
@@ -67,7 +67,7 @@ pub fn exhibits<C: Chapter>() -> Result<Vec<Exhibit<C::Data>>> {
 }
 
 /// The exhibit named `name`, or an error listing the names there are.
-pub fn exhibit<C: Chapter>(name: &str) -> Result<Exhibit<C::Data>> {
+pub fn exhibit<C: Page>(name: &str) -> Result<Exhibit<C::Data>> {
     let all = exhibits::<C>()?;
     let names: Vec<&str> = all.iter().map(|e| e.name).collect();
     match all.into_iter().find(|e| e.name == name) {
@@ -82,7 +82,7 @@ pub fn exhibit<C: Chapter>(name: &str) -> Result<Exhibit<C::Data>> {
 
 /// Every table the chapter's exhibits show, named `<exhibit>.csv`
 /// (`<exhibit>-2.csv`, ... when an exhibit shows several).
-pub fn tables<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> {
+pub fn tables<C: Page>(book: &Book<C::Data>) -> Result<Vec<(String, Table)>> {
     let mut out = Vec::new();
     for e in C::EXHIBITS {
         let found: Vec<_> = (e.render)(book)?

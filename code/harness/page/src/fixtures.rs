@@ -4,21 +4,26 @@ use harness_core::profile::Profile;
 use harness_core::results::Store;
 use harness_measure::fixtures::provenance;
 
-use crate::chapter::{Book, Chapter, Run};
+use crate::chapter::{Book, Run};
+use crate::page::{judge, Page};
 
-/// A book of chapter `C` holding one synthetic run of `data`, with the
-/// committed published datasets.
-pub fn book<C: Chapter>(data: C::Data) -> Book<C::Data> {
+/// A book of chapter `P` holding one synthetic run of `data`, judged, with
+/// the committed published datasets.
+pub fn book<P: Page>(data: P::Data) -> Book<P::Data> {
+    let provenance = provenance(Profile::Smoke);
+    let path = std::path::PathBuf::from("synthetic.json");
+    let analysis = judge::<P>(&path, &provenance, &data).expect("the synthetic run is judged");
     Book {
-        chapter: C::NAME,
+        chapter: P::NAME,
         runs: vec![Run {
-            path: "synthetic.json".into(),
-            provenance: provenance(Profile::Smoke),
+            path,
+            provenance,
             data,
             stale: false,
             edited: false,
             ephemeral: true,
-            derived: Default::default(),
+            analysis,
+            rejudged: false,
         }],
         store: Store::new(harness_core::code_dir().join("results")),
     }

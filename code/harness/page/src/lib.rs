@@ -7,19 +7,23 @@
 //! - [`chapter`]: the contract's page half and a chapter's results as the
 //!   page reads them ([`load`]).
 //! - [`render`]: markdown, SVG, CSV and the provenance card.
-//! - [`headline`], [`exhibits`], [`derive`]: the verdicts and estimates a
-//!   chapter's exhibits give, its built-in exhibits, the intervals stored.
+//! - [`page`]: the contract's page half ([`Page`]), and judging as a stage
+//!   ([`Judge`]): a run's named estimates, verdicts and headline, stored in
+//!   its results file as its `analysis`.
+//! - [`headline`], [`exhibits`]: what `harness compare` and agreement line
+//!   up, the built-in exhibits.
 //! - [`releases`], [`agreement`]: claims over time and across runs.
 pub mod agreement;
 pub mod chapter;
-pub mod derive;
 pub mod exhibits;
 pub mod fixtures;
 pub mod headline;
 pub mod load;
+pub mod page;
 pub mod releases;
 pub mod render;
 
 pub use chapter::{Book, Chapter, Exhibit, ExhibitKind, Run};
 pub use headline::{Headline, HeadlineEstimate, HeadlineVerdict};
 pub use load::load_book;
+pub use page::{Judge, Judged, Page};

@@ -20,9 +20,10 @@ use anyhow::{bail, ensure, Context, Result};
 
 pub use harness_core::releases::{is_crate_name, is_version, ReleaseGap};
 
-use crate::chapter::{Book, Chapter, Run};
+use crate::chapter::{Book, Run};
+use crate::page::Page;
 use crate::render::escape_markdown;
-use harness_core::claims::{Outcome, Verdict};
+use harness_core::claims::Outcome;
 use harness_core::profile::Profile;
 use harness_core::results::fingerprint::{code_fingerprint, fingerprint, locked_versions};
 use harness_core::results::{read_results, Release, Store};
@@ -110,7 +111,7 @@ pub struct Variant<D> {
 
 /// Every release variant of chapter `C` in `store`, checked as any run is,
 /// with the releases it asked for.
-pub fn load_variants<C: Chapter>(store: &Store) -> Result<Vec<Variant<C::Data>>> {
+pub fn load_variants<C: Page>(store: &Store) -> Result<Vec<Variant<C::Data>>> {
     let mut out = Vec::new();
     for path in store.release_files(C::NAME)? {
         let mut file = read_results::<C::Data>(&path, C::NAME)?;
@@ -128,11 +129,21 @@ pub fn load_variants<C: Chapter>(store: &Store) -> Result<Vec<Variant<C::Data>>>
             asked: release.crates,
         });
     }
+    let rejudged = out.iter().filter(|v| v.run.rejudged).count();
+    if rejudged > 0 {
+        eprintln!(
+            "{}: {rejudged} release file(s) in {} were judged by older page code (or not at \
+             all): run `harness judge {}`",
+            C::NAME,
+            store.releases_dir(C::NAME).display(),
+            C::NAME
+        );
+    }
     Ok(out)
 }
 
 /// Every release variant of chapter `C` in `store`, checked as any run is.
-pub fn load<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
+pub fn load<C: Page>(store: &Store) -> Result<Vec<Run<C::Data>>> {
     Ok(load_variants::<C>(store)?
         .into_iter()
         .map(|v| v.run)
@@ -148,23 +159,11 @@ pub fn version_key(v: &str) -> (Vec<u64>, String) {
     )
 }
 
-/// The outcome each claim of `C` gets from `run` alone, by claim id.
-fn outcomes<C: Chapter>(
-    book: &Book<C::Data>,
-    run: &Run<C::Data>,
-) -> Result<BTreeMap<String, Outcome>> {
-    let single = Book {
-        chapter: C::NAME,
-        runs: vec![run.copy()?],
-        store: book.store.clone(),
-    };
-    let (verdicts, _) = harness_measure::stats::remembering(run.derived.clone(), || {
-        crate::headline::verdicts_of::<C>(&single)
-    });
+/// The outcome each claim gets from `run` alone (its analysis), by claim id.
+fn outcomes<D>(run: &Run<D>) -> Result<BTreeMap<String, Outcome>> {
     let mut out = BTreeMap::new();
-    for v in verdicts? {
-        let Verdict { claim, outcome, .. } = v;
-        out.entry(claim.id.to_string()).or_insert(outcome);
+    for v in &run.analysis.verdicts {
+        out.entry(v.claim.clone()).or_insert(v.outcome);
     }
     Ok(out)
 }
@@ -172,12 +171,15 @@ fn outcomes<C: Chapter>(
 /// The crate a chapter's release variants are told apart by: tokio when
 /// any variant varies it (or, with no variants yet, when the chapter
 /// measures it), else the first crate varied or measured.
-fn key_crate<C: Chapter>(variants: &[Variant<C::Data>]) -> Option<String> {
+fn key_crate<C: Page>(variants: &[Variant<C::Data>]) -> Option<String> {
     let varied: Vec<String> = variants
         .iter()
         .flat_map(|v| v.asked.keys().cloned())
         .collect();
-    let measured: Vec<String> = C::MEASURED_CRATES.iter().map(|c| c.to_string()).collect();
+    let measured: Vec<String> = <C::Experiment as harness_measure::Experiment>::MEASURED_CRATES
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
     let pool = if varied.is_empty() { measured } else { varied };
     pool.iter()
         .find(|c| *c == "tokio")
@@ -208,7 +210,7 @@ pub struct History {
 /// The first replicate run of `C` (`results/replicates/a/`), when there is
 /// one: a quick run at the committed lock, the current release's partner for
 /// variants measured at the quick profile.
-fn replicate_runs<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
+fn replicate_runs<C: Page>(store: &Store) -> Result<Vec<Run<C::Data>>> {
     if !store.history {
         return Ok(Vec::new());
     }
@@ -226,7 +228,7 @@ fn replicate_runs<C: Chapter>(store: &Store) -> Result<Vec<Run<C::Data>>> {
 /// were measured at (the full one on a tie): the committed run, the release
 /// variants and the first replicate run are the candidates, and the
 /// committed run wins a release measured twice.
-pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
+pub fn history<C: Page>(book: &Book<C::Data>) -> Result<History> {
     let variants = load_variants::<C>(&book.store)?;
     let Some(key) = key_crate::<C>(&variants) else {
         return Ok(History::default());
@@ -269,11 +271,11 @@ pub fn history<C: Chapter>(book: &Book<C::Data>) -> Result<History> {
     runs.sort_by_key(|(v, _)| version_key(v));
     runs.dedup_by(|b, a| a.0 == b.0);
     // A property of the chapter: read once, from the run whose headline
-    // estimates the page has already drawn.
-    let exact = C::headline(&book.primary().data).is_empty();
+    // the page shows.
+    let exact = book.primary().analysis.headline.is_empty();
     let mut claims = ClaimHistory::new();
     for (version, run) in runs {
-        for (claim, outcome) in outcomes::<C>(book, run)? {
+        for (claim, outcome) in outcomes(run)? {
             claims
                 .entry(claim)
                 .or_default()

@@ -6,14 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use harness_core::results::Store;
 use harness_page::exhibits::{exhibit, exhibits, tables};
-use harness_page::headline::verdicts_of;
-use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind};
+use harness_page::{load_book, Book, Exhibit, ExhibitKind, Page};
 
 /// Every claim's verdict on every machine with results (see `Finding`).
-pub fn findings<C: Chapter>(store: &Store) -> Result<Vec<harness_core::claims::Finding>> {
+pub fn findings<C: Page>(store: &Store) -> Result<Vec<harness_core::claims::Finding>> {
     let book = load_book::<C>(store)?;
-    let known = book.derived();
-    harness_measure::stats::remembering(known, || findings_of::<C>(&book)).0
+    findings_of::<C>(&book)
 }
 
 /// A chapter's whole page from one load of its results: every exhibit's
@@ -35,7 +33,7 @@ fn no_advice() -> Result<Vec<harness_page::render::reader::Advice>, String> {
 
 /// The chapter's advice: every `Block::Advice` of its exhibit named
 /// `summary-list` (none when it has no such exhibit), each marked with the chapter.
-pub fn advice_of<C: Chapter>(
+pub fn advice_of<C: Page>(
     book: &Book<C::Data>,
 ) -> Result<Vec<harness_page::render::reader::Advice>> {
     let mut out = Vec::new();
@@ -55,11 +53,10 @@ pub fn advice_of<C: Chapter>(
 /// The exhibit whose advice the What to use page gathers.
 pub const SUMMARY: &str = "summary-list";
 
-pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
+pub fn render_all<C: Page>(store: &Store) -> Result<Rendered> {
     let book = load_book::<C>(store)?;
     let all = exhibits::<C>()?;
-    let known = book.derived();
-    Ok(harness_measure::stats::remembering(known, || Rendered {
+    Ok(Rendered {
         exhibits: all
             .iter()
             .map(|e| {
@@ -70,7 +67,6 @@ pub fn render_all<C: Chapter>(store: &Store) -> Result<Rendered> {
         findings: findings_of::<C>(&book).map_err(|err| format!("{err:#}")),
         advice: advice_of::<C>(&book).map_err(|err| format!("{err:#}")),
     })
-    .0)
 }
 
 /// What the page shows where an exhibit failed; `scripts/build` looks for
@@ -84,8 +80,8 @@ pub fn render_error(chapter: &str, exhibit: &str, message: &str) -> String {
     )
 }
 
-fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<harness_core::claims::Finding>> {
-    let verdicts = verdicts_of::<C>(book)?;
+fn findings_of<C: Page>(book: &Book<C::Data>) -> Result<Vec<harness_core::claims::Finding>> {
+    let verdicts = C::verdicts(book)?;
     let history = harness_page::releases::history::<C>(book)?;
     Ok(verdicts
         .iter()
@@ -110,14 +106,13 @@ fn findings_of<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<harness_core::cla
         .collect())
 }
 
-pub fn render_exhibit<C: Chapter>(name: &str, store: &Store) -> Result<String> {
+pub fn render_exhibit<C: Page>(name: &str, store: &Store) -> Result<String> {
     let exhibit = exhibit::<C>(name)?;
     let book = load_book::<C>(store)?;
-    let known = book.derived();
-    harness_measure::stats::remembering(known, || render_loaded::<C>(&exhibit, &book)).0
+    render_loaded::<C>(&exhibit, &book)
 }
 
-pub(super) fn render_loaded<C: Chapter>(
+pub(super) fn render_loaded<C: Page>(
     exhibit: &Exhibit<C::Data>,
     book: &Book<C::Data>,
 ) -> Result<String> {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Block, Claim, Exhibit, Experiment, Lab};
+use crate::{Block, Chapter, Claim, Exhibit, Experiment, Lab};
 
 const FIGURE: Exhibit<()> = Exhibit {
     name: "figure",
@@ -101,7 +101,7 @@ fn each_machines_panel_is_drawn_from_that_machines_run_alone() {
     other.data = 2;
     book.runs[0].provenance.machine.id = "x86_64-this".into();
     book.runs.push(other);
-    let md = render_loaded::<Machines>(&Machines::EXHIBITS[0], &book).unwrap();
+    let md = render_loaded::<Machines>(&<Machines as Chapter>::EXHIBITS[0], &book).unwrap();
     let panels: Vec<&str> = md.split("<div class=\"machine-panel\">").skip(1).collect();
     assert_eq!(panels.len(), 2, "{md}");
     for (panel, (this, not)) in panels.iter().zip([

@@ -159,8 +159,11 @@ fn hash(
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
-    let book = crate_dir.join("src").join(RENDERING_HALF);
-    files.retain(|f| !f.starts_with(&book));
+    let pages: Vec<PathBuf> = RENDERING_HALF
+        .iter()
+        .map(|h| crate_dir.join("src").join(h))
+        .collect();
+    files.retain(|f| !pages.iter().any(|p| f.starts_with(p)));
     // A build script decides what is compiled in (which of tokio's API a
     // release offers), and so does the shared code it includes.
     let build = crate_dir.join("build.rs");
@@ -216,7 +219,7 @@ pub fn measuring_code_using_the_book(crate_dir: &Path) -> Result<Vec<String>> {
     let src = crate_dir.join("src");
     let mut files = Vec::new();
     collect(&src, &mut files)?;
-    let book = src.join(RENDERING_HALF);
+    let book = src.join("book");
     let mut out = Vec::new();
     for file in files.iter().filter(|f| !f.starts_with(&book)) {
         if file.extension().is_none_or(|e| e != "rs") {
@@ -248,8 +251,39 @@ pub fn measuring_code_using_the_book(crate_dir: &Path) -> Result<Vec<String>> {
 pub const BUILD_SUPPORT: &str = "build-support";
 
 /// A chapter's rendering half, relative to its `src/`: left out of its
-/// fingerprint.
-pub const RENDERING_HALF: &str = "book";
+/// fingerprint. `page/` is the bin-only page of a chapter that states its
+/// `Page` (harness-page); `book/` the library module of one that has not
+/// moved to it yet.
+pub const RENDERING_HALF: [&str; 2] = ["book", "page"];
+
+/// Hash of the code that judges a chapter's data (harness-page's `judge`
+/// stage): the chapter's `src/` (its page reads the data's types, and a
+/// chapter that keeps its page in `src/book/` judges through its library),
+/// and the sources of `harness-core`, `harness-measure` (the statistics
+/// every interval is drawn with) and `harness-page`. A results file whose
+/// `analysis.judged_by` differs was judged by other code: the page judges
+/// it again.
+pub fn judged_by(code_dir: &Path, crate_name: &str) -> Result<String> {
+    let mut files = Vec::new();
+    collect(&code_dir.join(crate_name).join("src"), &mut files)?;
+    for package in ["harness-core", MEASURING_PACKAGE, "harness-page"] {
+        collect(&member_dir(code_dir, package)?.join("src"), &mut files)?;
+    }
+    let mut hasher = Sha256::new();
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let rel = file.strip_prefix(code_dir).unwrap_or(file);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        let bytes = fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        hasher.update(&bytes);
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
 
 /// The harness's measuring package: every chapter's fingerprint covers it.
 pub const MEASURING_PACKAGE: &str = "harness-measure";

@@ -18,12 +18,15 @@ use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::Analysis;
 use crate::machine::Machine;
 use crate::profile::Profile;
-use crate::values::Derived;
 
 pub const SCHEMA: &str = "async-rust-measured/results";
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
+/// The oldest schema read: a schema-2 file (intervals in `derived`, no
+/// `analysis`) is read as schema 3, its analysis judged when the page loads it.
+pub const OLDEST_READ: u32 = 2;
 
 /// Everything a reader needs to judge where a number came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,14 +72,15 @@ pub struct ResultsFile<D> {
     pub schema_version: u32,
     pub chapter: String,
     pub provenance: Provenance,
-    /// SHA-256 of `data` and `derived` as measured (see [`checksum`]): a
-    /// file whose numbers were edited afterwards is flagged on the page, not
-    /// refused.
+    /// SHA-256 of `data` as measured (see [`checksum`]): a file whose
+    /// numbers were edited afterwards is flagged on the page, not refused.
     pub checksum: String,
     pub data: D,
-    /// The bootstrapped intervals the chapter's exhibits draw from `data`,
-    /// computed once when measuring so rendering only reads them.
-    pub derived: Derived,
+    /// What judging `data` gave (named estimates, verdicts, headline; see
+    /// `analysis`). Outside the checksum: it is reproducible from `data`.
+    /// `None` in a schema-2 file, and in a run not judged yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Analysis>,
     /// Set when the chapter was measured against other releases of the
     /// crates it measures than the committed lock resolves
     /// (`scripts/fresh --with`; see `harness-page`'s `releases`). Such a file lives in
@@ -88,8 +92,8 @@ pub struct ResultsFile<D> {
     /// files measured before hosts were recorded. Outside the checksum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<host::Host>,
-    /// The checksum of `data` and `derived` exactly as they stood in the
-    /// file read (`None` for a file made in memory). A field a newer chapter
+    /// The checksum of `data` exactly as it stood in the file read (by the
+    /// rule of the file's schema: `data` and `derived` for schema 2) (`None` for a file made in memory). A field a newer chapter
     /// adds with a default then leaves an older file's checksum intact.
     #[serde(skip)]
     pub stored: Option<String>,
@@ -133,7 +137,7 @@ impl<D: Serialize> ResultsFile<D> {
             provenance,
             checksum: String::new(),
             data,
-            derived: Derived::default(),
+            analysis: None,
             release: None,
             host: None,
             stored: None,
@@ -142,15 +146,16 @@ impl<D: Serialize> ResultsFile<D> {
         Ok(file)
     }
 
-    /// Records the intervals drawn from `data`, and seals the file again.
-    pub fn with_derived(mut self, derived: Derived) -> Result<Self> {
-        self.derived = derived;
-        self.seal()?;
+    /// Records what judging `data` gave (outside the checksum), after
+    /// checking it (`Analysis::validate`).
+    pub fn with_analysis(mut self, analysis: Analysis) -> Result<Self> {
+        analysis.validate()?;
+        self.analysis = Some(analysis);
         Ok(self)
     }
 
     fn seal(&mut self) -> Result<()> {
-        self.checksum = checksum(&serde_json::to_value(&self.data)?, &self.derived)?;
+        self.checksum = checksum(&serde_json::to_value(&self.data)?)?;
         self.stored = None;
         Ok(())
     }
@@ -162,27 +167,43 @@ impl<D: Serialize> ResultsFile<D> {
         Ok(bytes)
     }
 
-    /// Whether `data` and `derived` are still what was measured.
+    /// Whether `data` is still what was measured.
     pub fn checksum_matches(&self) -> Result<bool> {
         Ok(match &self.stored {
             Some(stored) => *stored == self.checksum,
-            None => checksum(&serde_json::to_value(&self.data)?, &self.derived)? == self.checksum,
+            None => checksum(&serde_json::to_value(&self.data)?)? == self.checksum,
         })
     }
 }
 
-/// SHA-256, in hex, of a measured payload and its derived intervals in
-/// serde_json's compact form (object keys sorted, numbers in their
-/// shortest exact form).
-pub fn checksum(data: &serde_json::Value, derived: &Derived) -> Result<String> {
-    checksum_of(data, &serde_json::to_value(derived)?)
+/// SHA-256, in hex, of a measured payload (`{"data": ...}`) in serde_json's
+/// compact form (object keys sorted, numbers in their shortest exact form).
+/// The analysis is outside it: judging again never touches it.
+pub fn checksum(data: &serde_json::Value) -> Result<String> {
+    digest(&serde_json::json!({ "data": data }))
 }
 
-fn checksum_of(data: &serde_json::Value, derived: &serde_json::Value) -> Result<String> {
+/// Schema 2's rule: `data` and its stored intervals (`derived`) together.
+fn checksum_v2(data: &serde_json::Value, derived: &serde_json::Value) -> Result<String> {
+    digest(&serde_json::json!({ "data": data, "derived": derived }))
+}
+
+fn digest(whole: &serde_json::Value) -> Result<String> {
     use sha2::{Digest, Sha256};
-    let whole = serde_json::json!({ "data": data, "derived": derived });
-    let digest = Sha256::digest(serde_json::to_vec(&whole)?);
+    let digest = Sha256::digest(serde_json::to_vec(whole)?);
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The checksum of a file as read from disk, by the rule of its schema
+/// version (schema 2: `data` and `derived`; schema 3: `data`).
+fn stored_checksum(value: &serde_json::Value) -> Result<String> {
+    let null = serde_json::Value::Null;
+    let data = value.get("data").unwrap_or(&null);
+    if value.get("schema_version").and_then(|v| v.as_u64()) == Some(2) {
+        checksum_v2(data, value.get("derived").unwrap_or(&null))
+    } else {
+        checksum(data)
+    }
 }
 
 /// The largest results file read unless `BOOK_MAX_RESULTS_BYTES` says
@@ -244,11 +265,7 @@ pub fn read_limited(path: &Path) -> Result<String> {
 /// Whether a results file as read from disk (a JSON value) still holds the
 /// numbers its checksum was computed over.
 pub fn value_checksum_matches(value: &serde_json::Value) -> Result<bool> {
-    let null = serde_json::Value::Null;
-    let stored = checksum_of(
-        value.get("data").unwrap_or(&null),
-        value.get("derived").unwrap_or(&null),
-    )?;
+    let stored = stored_checksum(value)?;
     Ok(value.get("checksum").and_then(|c| c.as_str()) == Some(stored.as_str()))
 }
 
@@ -289,7 +306,7 @@ pub fn read_results<D: Serialize + DeserializeOwned>(
             path.display()
         );
     }
-    if version != Some(SCHEMA_VERSION as u64) {
+    if !version.is_some_and(|v| (OLDEST_READ as u64..=SCHEMA_VERSION as u64).contains(&v)) {
         bail!(
             "{} has results schema version {}, but this harness reads version {SCHEMA_VERSION}; \
              re-measure it with scripts/fresh",
@@ -306,11 +323,17 @@ pub fn read_results<D: Serialize + DeserializeOwned>(
     }
     validate_values(&value)
         .with_context(|| format!("{} holds an impossible value", path.display()))?;
-    let null = serde_json::Value::Null;
-    let stored = checksum_of(
-        value.get("data").unwrap_or(&null),
-        value.get("derived").unwrap_or(&null),
-    )?;
+    let stored = stored_checksum(&value)?;
+    let old = version == Some(2);
+    let mut value = value;
+    if old {
+        // Schema 2 kept the intervals its exhibits drew in `derived`; schema
+        // 3 judges the data instead. Read as schema 3 (see below).
+        if let Some(map) = value.as_object_mut() {
+            map.remove("derived");
+            map.insert("schema_version".into(), SCHEMA_VERSION.into());
+        }
+    }
     let mut file: ResultsFile<D> = serde_path_to_error::deserialize(&value).map_err(|e| {
         anyhow::anyhow!(
             "{} does not have the layout of chapter {chapter:?}'s results: at `{}`: {}",
@@ -339,7 +362,19 @@ pub fn read_results<D: Serialize + DeserializeOwned>(
         );
     }
     check_identity(path, chapter, &file.provenance, file.release.as_ref())?;
-    file.stored = Some(stored);
+    if let Some(a) = &file.analysis {
+        a.validate()
+            .with_context(|| format!("{}: its analysis is not sound", path.display()))?;
+    }
+    if old && stored == file.checksum {
+        // Converted on reading: the checksum by schema 3's rule (data
+        // only). A schema-2 file edited after measuring keeps its old
+        // checksum, which matches nothing, so it stays flagged as edited.
+        file.checksum = checksum(&serde_json::to_value(&file.data)?)?;
+        file.stored = Some(file.checksum.clone());
+    } else {
+        file.stored = Some(stored);
+    }
     Ok(file)
 }
 

@@ -37,7 +37,7 @@ fn sample() -> ResultsFile<Vec<u32>> {
 }
 
 #[test]
-fn schema_2_round_trips_through_a_file_with_its_checksum() {
+fn schema_3_round_trips_through_a_file_with_its_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
     let original = sample();
@@ -46,7 +46,7 @@ fn schema_2_round_trips_through_a_file_with_its_checksum() {
     let back: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
     assert_eq!(back.data, original.data);
     assert_eq!(back.provenance, original.provenance);
-    assert_eq!(back.schema_version, 2);
+    assert_eq!(back.schema_version, 3);
     assert!(back.checksum_matches().unwrap());
     assert_eq!(
         store.machine_files("alloc-probe").unwrap(),
@@ -219,4 +219,106 @@ fn an_atomic_write_leaves_no_temporary_file() {
     write_atomically(&path, b"two").unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "two");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+fn judged(file: ResultsFile<Vec<u32>>) -> ResultsFile<Vec<u32>> {
+    use crate::analysis::{Analysis, Named, StoredVerdict};
+    use crate::claims::{Claim, Outcome, Verdict};
+    let mut a = Analysis {
+        judged_by: "page-hash".into(),
+        ..Analysis::default()
+    };
+    a.estimates.insert(
+        "a ÷ b".into(),
+        Named::new(
+            crate::values::Estimate::new(1.5, 1.25, 1.75).unwrap(),
+            "ratio",
+            "ratio median",
+        ),
+    );
+    a.headline.push("a ÷ b".into());
+    let v = Verdict::new(&Claim::for_test("C-1", "a"), "m", Outcome::Holds, "1.5×");
+    a.verdicts.push(StoredVerdict::of(&v, vec!["a ÷ b".into()]));
+    file.with_analysis(a).unwrap()
+}
+
+#[test]
+fn the_analysis_is_written_read_back_and_outside_the_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    let original = judged(sample());
+    let sum = original.checksum.clone();
+    let path = store.write(&original).unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"schema_version\": 3") && !text.contains("\"derived\""));
+    let back: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
+    assert_eq!(back.analysis, original.analysis);
+    assert!(back.checksum_matches().unwrap());
+    // The checksum is the data's alone: the same as the unjudged file's.
+    assert_eq!(sum, sample().checksum);
+}
+
+/// The file's text with `from` replaced, written back; then the error of reading it.
+fn refused(file: &ResultsFile<Vec<u32>>, from: &str, to: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Store::new(dir.path()).write(file).unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from} not in {text}");
+    fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    let err = read_results::<Vec<u32>>(&path, "alloc-probe").unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    msg
+}
+
+#[test]
+fn a_bad_analysis_is_refused_naming_the_file_and_the_field() {
+    let file = judged(sample());
+    let msg = refused(
+        &file,
+        "\"headline\": [\n      \"a ÷ b\"",
+        "\"headline\": [\n      \"gone\"",
+    );
+    assert!(
+        msg.contains("analysis.headline[0]") && msg.contains("\"gone\""),
+        "{msg}"
+    );
+    let msg = refused(&file, "\"lower\": 1.25", "\"lower\": 1.6");
+    assert!(
+        msg.contains("analysis.estimates[\"a ÷ b\"]") && msg.contains("does not contain"),
+        "{msg}"
+    );
+    let msg = refused(&file, "\"outcome\": \"holds\"", "\"outcome\": \"mostly\"");
+    assert!(
+        msg.contains("analysis.verdicts[0].outcome") && msg.contains("mostly"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_schema_2_file_is_read_as_schema_3_and_keeps_its_edited_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = sample();
+    let mut v = serde_json::to_value(&file).unwrap();
+    let derived = serde_json::json!({"k": {"point_ns": 1.0, "lower_ns": 0.5, "upper_ns": 2.0}});
+    v["schema_version"] = 2.into();
+    v["derived"] = derived.clone();
+    v["checksum"] = checksum_v2(&v["data"], &derived).unwrap().into();
+    let path = dir.path().join("alloc-probe").join("m.json");
+    write_atomically(&path, v.to_string().as_bytes()).unwrap();
+    assert!(value_checksum_matches(&v).unwrap());
+    let back: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
+    assert_eq!(back.schema_version, 3);
+    assert!(back.analysis.is_none());
+    assert!(back.checksum_matches().unwrap());
+    // Sealed by schema 3's rule: the same checksum as a fresh file's.
+    assert_eq!(back.checksum, file.checksum);
+    assert!(!String::from_utf8(back.to_bytes().unwrap())
+        .unwrap()
+        .contains("derived"));
+    // Edited after measurement (data changed, checksum not): still edited.
+    v["data"] = serde_json::json!([1, 7, 3]);
+    write_atomically(&path, v.to_string().as_bytes()).unwrap();
+    let edited: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
+    assert!(!edited.checksum_matches().unwrap());
 }

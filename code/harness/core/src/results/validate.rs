@@ -16,7 +16,8 @@
 //! | `load_average_at_start`, `busy_cores_at_start` | cores' worth of work | 0 to 10⁴ |
 //! | `samples`, `iterations` | how much a timing rests on | at least 1 |
 //! | any other number | a count or a size | 0 to 2⁵³ |
-//! | any number under `derived` | a bootstrapped interval (a time, a ratio, a difference) | finite, within ±10¹³ |
+//! | any number under `derived` or `analysis` | a bootstrapped interval (a time, a ratio, a difference) | finite, within ±10¹³ |
+//! | any string under `analysis` | a verdict's text or an estimate's name | at most 4,000 characters; no control or bidi characters |
 //! | any string under `data` or `rows` | a name | at most 200 characters; no markup: none of `< > & " ' \``, no control or bidi characters |
 //! | `stack` under `data` | a folded call stack (`measure::stacks`) | at most 65,536 characters; no control or bidi characters; `<`, `&` and quotes allowed (generics), escaped wherever shown |
 //! | any other string (provenance, a dataset's source) | free text | at most 200 characters (2,000 for a dataset's source and description); no control or bidi characters |
@@ -52,6 +53,8 @@ pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_STACK_CHARS: usize = 65_536;
 /// A published dataset's source (how its dates were found) and description.
 pub const MAX_TEXT_CHARS: usize = 2_000;
+/// A verdict's evidence, qualifier or figure in a run's `analysis`.
+pub const MAX_VERDICT_CHARS: usize = 4_000;
 /// Raises every string limit to (at least) this many characters.
 pub const MAX_STRING_ENV: &str = "BOOK_MAX_STRING_CHARS";
 
@@ -79,7 +82,8 @@ pub fn is_bidi_control(c: char) -> bool {
 enum Section {
     /// `data`, or a published dataset's `rows`: measured values and names.
     Data,
-    /// `derived`: bootstrapped intervals.
+    /// `derived` (schema 2) or `analysis` (schema 3): intervals drawn from
+    /// the data, and the verdicts' texts.
     Derived,
     /// Provenance and everything else of a results file: free text.
     Provenance,
@@ -93,7 +97,7 @@ enum Section {
 pub fn validate_values(value: &Value) -> Result<()> {
     top(value, |k| match k {
         "data" => Section::Data,
-        "derived" => Section::Derived,
+        "derived" | "analysis" => Section::Derived,
         _ => Section::Provenance,
     })
 }
@@ -160,7 +164,8 @@ fn string_limit(field: &str, section: Section) -> (usize, &'static str) {
         Section::Data if field == "stack" => (MAX_STACK_CHARS, "a call stack"),
         Section::Data => (MAX_NAME_CHARS, "a name"),
         Section::Source => (MAX_TEXT_CHARS, "a source's text"),
-        Section::Provenance | Section::Derived => (MAX_NAME_CHARS, "a provenance string"),
+        Section::Provenance => (MAX_NAME_CHARS, "a provenance string"),
+        Section::Derived => (MAX_VERDICT_CHARS, "a verdict's text"),
     };
     let raised = std::env::var(MAX_STRING_ENV)
         .ok()

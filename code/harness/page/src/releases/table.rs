@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{gap_notes, load_variants, outcomes, replicate_runs, version_key, Variant};
-use crate::chapter::{Book, Chapter, Run};
+use crate::chapter::{Book, Run};
+use crate::page::Page;
 use crate::render::blocks::{Align, Block, Cell, Table};
 use crate::render::escape_markdown;
 use harness_core::claims::Outcome;
@@ -37,7 +38,7 @@ fn datasets(chapter: &str) -> Result<Vec<Dataset>> {
 /// measured (the committed lock's and every variant in `releases/`), one row
 /// per release, consecutive releases with the same verdicts merged into one
 /// row, and the release that was current when each post was published.
-pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
+pub fn exhibit<C: Page>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let variants = load_variants::<C>(&book.store)?;
     // The crates the variants differ in (tokio first); with no variant yet,
     // tokio (or the first crate measured).
@@ -47,12 +48,19 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
             varied.push(name.clone());
         }
     }
-    varied.sort_by_key(|c| (c != "tokio", C::MEASURED_CRATES.iter().position(|m| m == c)));
+    varied.sort_by_key(|c| {
+        (
+            c != "tokio",
+            <C::Experiment as harness_measure::Experiment>::MEASURED_CRATES
+                .iter()
+                .position(|m| m == c),
+        )
+    });
     if varied.is_empty() {
-        let default = C::MEASURED_CRATES
+        let default = <C::Experiment as harness_measure::Experiment>::MEASURED_CRATES
             .iter()
             .find(|c| **c == "tokio")
-            .or(C::MEASURED_CRATES.first());
+            .or(<C::Experiment as harness_measure::Experiment>::MEASURED_CRATES.first());
         varied.extend(default.map(|c| c.to_string()));
     }
     // The first replicate run joins the table when a variant was measured
@@ -67,7 +75,7 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
         variants.iter().any(|v| like(&&v.run)) && !committed.iter().any(like)
     });
     let lock_label = |run: &Run<C::Data>| -> String {
-        let at: Vec<String> = C::MEASURED_CRATES
+        let at: Vec<String> = <C::Experiment as harness_measure::Experiment>::MEASURED_CRATES
             .iter()
             .filter_map(|c| Some(format!("{c} {}", run.provenance.crates.get(*c)?)))
             .collect();
@@ -114,7 +122,7 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     });
     rows.extend(by_crate);
     for row in &mut rows {
-        row.outcomes = outcomes::<C>(book, row.run)?;
+        row.outcomes = outcomes(row.run)?;
     }
     // Every run measured, before merging, for the notes below.
     let measured: Vec<&Run<C::Data>> = rows.iter().map(|r| r.run).collect();
@@ -213,7 +221,10 @@ pub fn exhibit<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     }
     let crates: Vec<&BTreeMap<String, String>> =
         measured.iter().map(|r| &r.provenance.crates).collect();
-    let mut notes = gap_notes(C::RELEASE_GAPS, &crates);
+    let mut notes = gap_notes(
+        <C::Experiment as harness_measure::Experiment>::RELEASE_GAPS,
+        &crates,
+    );
     for ds in datasets(C::NAME)? {
         if let Some(note) = dataset_note(C::NAME, &ds, &measured) {
             notes.push(note);

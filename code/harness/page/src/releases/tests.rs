@@ -1,7 +1,8 @@
 use super::*;
-use crate::chapter::{Exhibit, ExhibitKind};
+use crate::chapter::{Chapter, Exhibit, ExhibitKind};
 use crate::render::blocks::{Block, Cell, Table};
 use harness_core::claims::Claim;
+use harness_core::claims::Verdict;
 use harness_core::results::cores::CoresApart;
 use harness_core::results::published::Dataset;
 use harness_core::results::ResultsFile;
@@ -73,8 +74,13 @@ fn variant_gated(
     let mut p = harness_measure::fixtures::provenance(Profile::Quick);
     p.cores_apart = cores_apart;
     p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
-    let mut file = ResultsFile::new(Toy::NAME, p, ratio).unwrap();
-    let code = code_fingerprint(&harness_core::code_dir(), Toy::NAME, Profile::Quick).unwrap();
+    let mut file = ResultsFile::new(<Toy as Experiment>::NAME, p, ratio).unwrap();
+    let code = code_fingerprint(
+        &harness_core::code_dir(),
+        <Toy as Experiment>::NAME,
+        Profile::Quick,
+    )
+    .unwrap();
     file.release = Some(Release {
         crates: BTreeMap::from([("crossbeam-channel".into(), version.into())]),
         code_fingerprint: if current {
@@ -92,7 +98,7 @@ fn the_table_gives_each_release_its_own_verdict() {
     let store = Store::new(dir.path());
     let old = variant(&store, "0.5.1", 0.5, true);
     let new = variant(&store, "0.5.10", 2.0, false);
-    assert!(old.starts_with(store.releases_dir(Toy::NAME)));
+    assert!(old.starts_with(store.releases_dir(<Toy as Experiment>::NAME)));
     assert!(old
         .to_string_lossy()
         .ends_with("@crossbeam-channel-0.5.1.json"));
@@ -136,13 +142,13 @@ fn the_table_gives_each_release_its_own_verdict() {
 
     // A file in releases/ without a release record is refused by name.
     let plain = ResultsFile::new(
-        Toy::NAME,
+        <Toy as Experiment>::NAME,
         harness_measure::fixtures::provenance(Profile::Quick),
         1.5,
     )
     .unwrap();
     let stray = store
-        .releases_dir(Toy::NAME)
+        .releases_dir(<Toy as Experiment>::NAME)
         .join(format!("{}.json", plain.provenance.machine.id));
     harness_core::results::write_atomically(&stray, &plain.to_bytes().unwrap()).unwrap();
     let err = match load::<Toy>(&store) {
@@ -299,9 +305,14 @@ fn a_claims_range_names_where_its_current_verdict_began() {
 fn plain_run(store: &Store, version: &str, ratio: f64, profile: Profile) -> PathBuf {
     let mut p = harness_measure::fixtures::provenance(profile);
     p.crates = BTreeMap::from([("crossbeam-channel".into(), version.into())]);
-    p.fingerprint = fingerprint(&harness_core::code_dir(), Toy::NAME, profile).unwrap();
+    p.fingerprint = fingerprint(
+        &harness_core::code_dir(),
+        <Toy as Experiment>::NAME,
+        profile,
+    )
+    .unwrap();
     store
-        .write(&ResultsFile::new(Toy::NAME, p, ratio).unwrap())
+        .write(&ResultsFile::new(<Toy as Experiment>::NAME, p, ratio).unwrap())
         .unwrap()
 }
 
@@ -319,7 +330,7 @@ fn an_old_release_at_the_quick_profile_is_compared_with_the_current_one_at_quick
     book.store = store.clone();
     book.runs[0].ephemeral = false;
     book.runs[0].path = full;
-    book.runs[0].provenance = read_results::<f64>(&book.runs[0].path, Toy::NAME)
+    book.runs[0].provenance = read_results::<f64>(&book.runs[0].path, <Toy as Experiment>::NAME)
         .unwrap()
         .provenance;
 
@@ -393,7 +404,11 @@ fn a_store_without_history_reads_no_variant_or_replicate() {
     assert!(err.contains("does not have the layout"), "{err}");
     // Without it (a fresh run drawing its intervals), neither is read.
     book.store = store.without_history();
-    assert!(book.store.release_files(Toy::NAME).unwrap().is_empty());
+    assert!(book
+        .store
+        .release_files(<Toy as Experiment>::NAME)
+        .unwrap()
+        .is_empty());
     let h = history::<Toy>(&book).unwrap();
     assert!(
         h.claims.values().all(|c| c.len() <= 1),
@@ -438,7 +453,8 @@ fn run_at(crates: &[(&str, &str)]) -> Run<f64> {
         stale: false,
         edited: false,
         ephemeral: false,
-        derived: Default::default(),
+        analysis: Default::default(),
+        rejudged: false,
     }
 }
 

@@ -3,7 +3,8 @@
 //! `precision` exhibit that puts them beside each headline estimate.
 use anyhow::Result;
 
-use crate::chapter::{Book, Chapter};
+use crate::chapter::Book;
+use crate::page::Page;
 use crate::render::blocks::{Block, Table};
 use harness_core::profile::Profile;
 use harness_core::results::Provenance;
@@ -139,11 +140,11 @@ const LOAD_SHARE: f64 = 0.5;
 
 /// How precise each headline estimate is, per machine, and whether the run
 /// was made on a busy machine: what a reader needs before trusting a verdict.
-pub fn precision<C: Chapter>(book: &Book<C::Data>) -> Result<Vec<Block>> {
+pub fn precision<C: Page>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for run in &book.runs {
         let p = &run.provenance;
-        let estimates = C::headline(&run.data);
+        let estimates = run.analysis.headline_estimates()?;
         let mut text = format!("**{}** ({} profile). ", run.machine(), p.profile);
         text.push_str(&load_note(p));
         text.push_str(&cores_note(p));

@@ -65,7 +65,8 @@ fn the_card_says_not_recorded_for_what_the_machine_could_not_read() {
     let run = |remeasured_s: Option<f64>| Run {
         path: "x.json".into(),
         edited: false,
-        derived: Default::default(),
+        analysis: Default::default(),
+        rejudged: false,
         provenance: harness_core::results::Provenance {
             machine: harness_core::machine::Machine {
                 tcp_congestion_control: remeasured_s.map(|_| "bbr".into()),

@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 
 use harness::cli::Headline;
 use harness::registry::ChapterInfo;
+use harness_core::analysis::Analysis;
 
 /// The chapter binary, built into the same folder as this one: found from
 /// this binary's own path when it runs (cargo builds a workspace's binaries
@@ -26,12 +27,100 @@ pub(crate) fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The headline estimates and verdicts of one results file, from its
-/// chapter's binary.
+/// The headline estimates and verdicts of one results file, read from its
+/// stored analysis: no chapter binary runs. A file judged by other page
+/// code (or not at all: schema 2) is judged again by its chapter's binary
+/// (`<chapter> judge FILE`), without writing.
 pub(crate) fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
-    let out = chapter_says(info, "headline", file)?;
+    let analysis = match stored_analysis(info, file)? {
+        Some(a) => a,
+        None => judged(info, file)?,
+    };
+    Headline::of(&analysis).with_context(|| format!("the analysis of {}", file.display()))
+}
+
+/// The analysis stored in `file` when today's page code judged it.
+pub(crate) fn stored_analysis(info: &ChapterInfo, file: &Path) -> Result<Option<Analysis>> {
+    let text = harness::results::read_limited(file)?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", file.display()))?;
+    let Some(stored) = value.get("analysis") else {
+        return Ok(None);
+    };
+    let stored: Analysis = serde_json::from_value(stored.clone())
+        .with_context(|| format!("{}: at `analysis`", file.display()))?;
+    stored
+        .validate()
+        .with_context(|| format!("{}: its analysis is not sound", file.display()))?;
+    let now = harness::fingerprint::judged_by(&harness::code_dir(), &info.name)?;
+    Ok((stored.judged_by == now).then_some(stored))
+}
+
+/// What the chapter's binary judges `file` to be now (nothing written).
+pub(crate) fn judged(info: &ChapterInfo, file: &Path) -> Result<Analysis> {
+    let out = chapter_says(info, "judge", file)?;
     serde_json::from_slice(&out)
-        .with_context(|| format!("{}: headline output is not JSON", file.display()))
+        .with_context(|| format!("{}: judge output is not JSON", file.display()))
+}
+
+/// Has the chapter's binary judge `file` again and store the analysis in it.
+pub(crate) fn chapter_judges(info: &ChapterInfo, file: &Path) -> Result<Vec<u8>> {
+    let output = Command::new(binary(info)?)
+        .args(["judge", "--write"])
+        .arg(file)
+        .output()?;
+    if !output.status.success() {
+        let err = String::from_utf8_lossy(&output.stderr);
+        let err = err.trim();
+        bail!("{}", err.strip_prefix("error: ").unwrap_or(err));
+    }
+    Ok(output.stdout)
+}
+
+/// `harness judge`: each chapter's results files (every machine's and the
+/// release variants) judged again from their data by the chapter's binary.
+/// Without `write`, says which files' stored analysis is not what judging
+/// gives now; with it, stores the new analysis in each (only `analysis`
+/// changes, schema-2 files become schema 3).
+pub(crate) fn judge(
+    store: &harness::results::Store,
+    chapters: &[&ChapterInfo],
+    write: bool,
+) -> Result<std::process::ExitCode> {
+    let mut differ = 0;
+    for info in chapters {
+        let mut files = store.machine_files(&info.name)?;
+        files.extend(store.release_files(&info.name)?);
+        for file in &files {
+            if write {
+                let out = chapter_judges(info, file)?;
+                print!("{}", String::from_utf8_lossy(&out));
+                continue;
+            }
+            let fresh = judged(info, file)?;
+            let text = harness::results::read_limited(file)?;
+            let value: serde_json::Value = serde_json::from_str(&text)?;
+            let stored: Option<Analysis> = value
+                .get("analysis")
+                .map(|a| serde_json::from_value(a.clone()))
+                .transpose()
+                .with_context(|| format!("{}: at `analysis`", file.display()))?;
+            let state = match stored {
+                None => "has no analysis (schema 2 or not judged)",
+                Some(a) if a == fresh => "current",
+                Some(a) if a.judged_by != fresh.judged_by => "judged by older page code",
+                Some(_) => "differs from judging its data now (edited?)",
+            };
+            if state != "current" {
+                differ += 1;
+            }
+            println!("{}: {state}", file.display());
+        }
+    }
+    if differ > 0 && !write {
+        eprintln!("{differ} file(s) to judge again: add --write to store what judging gives now");
+    }
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// Runs `<chapter> <command> <file>` and returns what it printed; a failure

@@ -104,10 +104,20 @@ enum Cmd {
     /// published-*.json`) into them, after checking their numbers against
     /// their source: an edit afterwards stops the build until sealed again.
     SealPublished { files: Vec<PathBuf> },
-    /// Rewrite schema-1 results files as schema 2, in place (atomically). The
-    /// numbers are kept as measured; the fingerprint too, so the page calls
-    /// them stale until the chapter is measured again.
+    /// Rewrite schema-1 or schema-2 results files as schema 3, in place
+    /// (atomically), judged by their chapter. The numbers are kept as
+    /// measured; the fingerprint too, so the page calls them stale until the
+    /// chapter is measured again.
     Convert { files: Vec<PathBuf> },
+    /// Judge chapters' results files (default: every chapter; every
+    /// machine's file and the release variants) again from their data,
+    /// without measuring: list the files whose stored analysis is not what
+    /// judging gives now, or with --write store it (only `analysis` changes).
+    Judge {
+        chapters: Vec<String>,
+        #[arg(long)]
+        write: bool,
+    },
     /// Mark a results file measured in a workspace copy with other releases
     /// of the measured crates as a release variant, and write it into the
     /// chapter's `releases/` folder (what `scripts/fresh --with` runs).
@@ -213,6 +223,8 @@ fn main() -> ExitCode {
         } => import::import(&store, &files, accept_edited, same_host),
         Cmd::SealPublished { files } => import::seal_published(&files),
         Cmd::Convert { files } => import::convert(&files),
+        Cmd::Judge { chapters, write } => harness::registry::select(&chapters)
+            .and_then(|infos| chapters::judge(&store, &infos, write)),
         Cmd::AdoptRelease { file, code, with } => with
             .iter()
             .map(|w| harness::releases::parse_with(w))

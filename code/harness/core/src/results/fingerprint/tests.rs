@@ -183,7 +183,7 @@ fn the_fingerprint_follows_what_decides_the_numbers() {
     // A chapter's rendering half (its exhibits, claims and checks),
     // added or edited: nothing stale. A file named like it elsewhere in
     // `src/` still counts.
-    let book = d.join("demo/src").join(RENDERING_HALF);
+    let book = d.join("demo/src").join(RENDERING_HALF[0]);
     fs::create_dir_all(book.join("claims")).unwrap();
     fs::write(book.join("mod.rs"), "fn caption() {}").unwrap();
     fs::write(book.join("claims/rule.rs"), "fn rule() {}").unwrap();
@@ -194,6 +194,11 @@ fn the_fingerprint_follows_what_decides_the_numbers() {
     let run_file = both(d);
     assert_ne!(run_file.0, edited.0);
     fs::remove_file(d.join("demo/src/book.rs")).unwrap();
+    assert_eq!(both(d), edited);
+    // The bin-only page (`src/page/`) likewise.
+    let page = d.join("demo/src").join(RENDERING_HALF[1]);
+    fs::create_dir_all(&page).unwrap();
+    fs::write(page.join("claims.rs"), "fn judge() {}").unwrap();
     assert_eq!(both(d), edited);
 
     // A build script added to one chapter, then the shared code build
