@@ -2,8 +2,10 @@
 //! handing a batch of numbers from one place to another on one thread?
 //! Copy this crate to start a chapter (CONTRIBUTING.md walks the path).
 //!
-//! The variants, one module each, and the experiment's parameters:
-pub mod book;
+//! This library is the chapter's experiment: the variants, one module each,
+//! the experiment's parameters and what one run measures (`run`). The page
+//! (claims, exhibits, checks) is the binary's `page` module, which the
+//! library cannot name: nothing the page does can move a measured number.
 pub mod crossbeam_batch;
 pub mod run;
 pub mod vec_batch;

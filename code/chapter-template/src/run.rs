@@ -1,13 +1,14 @@
-//! What one run measures and keeps, and the chapter's contract with the
-//! harness. This half decides the numbers, so it is in the results'
-//! fingerprint; `crate::book` only reads them, and is not.
+//! What one run measures and keeps: the chapter's experiment, the half of
+//! its contract with the harness that decides the numbers, so it is in the
+//! results' fingerprint. The page (the binary's `page` module) only reads
+//! them, and is not.
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use harness::timing::{Sampling, Timing};
-use harness::{Chapter, Claim, Exhibit, Experiment, Lab};
+use harness::{Experiment, Lab};
 
-use crate::{book, crossbeam_batch, vec_batch, BATCH, EXPECTED_SUM};
+use crate::{crossbeam_batch, vec_batch, BATCH, EXPECTED_SUM};
 
 pub struct Template;
 
@@ -46,18 +47,5 @@ impl Experiment for Template {
             vec,
             crossbeam,
         })
-    }
-}
-
-impl Chapter for Template {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-
-    fn check(data: &Data) -> Result<()> {
-        book::check(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, harness::Estimate)> {
-        book::headline(data)
     }
 }

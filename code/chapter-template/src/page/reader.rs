@@ -6,16 +6,15 @@ use anyhow::Result;
 use harness::render::reader::{self, Advice};
 use harness::{Block, Book, Unit};
 
-use super::claims::ratio;
-use super::Data;
+use chapter_template::run::Data;
 
-/// The headline estimate the answer's number is marked with.
-const HEADLINE: &str = "crossbeam ÷ vec";
+// The headline estimate the answer's number is marked with.
+use super::claims::RATIO as HEADLINE;
 
 /// The answer under the question.
 pub fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let r = ratio(&run.data);
+    let r = run.analysis.estimate(HEADLINE)?;
     let sentence = format!(
         "On one thread, hand a batch over in a `Vec`: crossbeam-channel took {} the `Vec`'s \
          time per batch of {} messages.",
@@ -40,7 +39,7 @@ pub fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
         why: "a channel pays for synchronisation nobody needs here".into(),
         evidence: format!(
             "crossbeam-channel took {} the `Vec`'s time per batch",
-            Unit::Ratio.show(ratio(&run.data).point_ns)
+            Unit::Ratio.show(run.analysis.estimate(HEADLINE)?.point_ns)
         ),
         machine: reader::machine_class(&run.provenance.machine),
         claim: Some("TPL-1".into()),

@@ -3,7 +3,7 @@ use anyhow::Result;
 
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
 
-use super::Data;
+use chapter_template::run::Data;
 
 pub fn timings(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut t = Table::new(
