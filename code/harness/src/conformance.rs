@@ -20,6 +20,9 @@
 //!   succeeds (`exhibits`);
 //! - every headline estimate is finite with lower <= point <= upper
 //!   (`headline`);
+//! - judging the run twice gives the same analysis; the analysis stored in
+//!   the run is what judging its data gives; `check` refuses the run with its
+//!   analysis edited by hand (`judge`);
 //! - the answer names every headline estimate and shows its point (`answer`);
 //! - the CSV export's measured cells are numbers (`export`);
 //! - `check` passes the run and refuses it with any one of the chapter's work
@@ -142,10 +145,11 @@ impl Suite {
 
     /// The checks, by name.
     #[allow(clippy::type_complexity)]
-    fn checks(&self) -> [(&'static str, fn(&Subject) -> Result<()>); 7] {
+    fn checks(&self) -> [(&'static str, fn(&Subject) -> Result<()>); 8] {
         [
             ("exhibits", checks::exhibits),
             ("headline", checks::headline),
+            ("judge", checks::judge),
             ("answer", checks::answer),
             ("export", checks::export),
             ("refusals", checks::refusals),

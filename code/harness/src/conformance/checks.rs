@@ -257,6 +257,81 @@ pub(crate) fn headline(s: &Subject) -> Result<()> {
     join(problems)
 }
 
+/// `judge <file>`: the analysis judging the file's data gives, as JSON.
+fn judged(s: &Subject, file: &Path) -> Result<Value> {
+    let out = s
+        .step("judge", &["judge".as_ref(), file.as_os_str()])?
+        .success()?;
+    serde_json::from_str(out.stdout.trim())
+        .with_context(|| format!("judge printed no JSON: {}", out.stdout))
+}
+
+/// Judging is a stage of its own, and deterministic: the same data judged
+/// twice gives the same analysis; the analysis the run stores is what
+/// judging its data gives (a shared run judged by older page code is judged
+/// again with `judge --write` first, which must store exactly that); and
+/// `check` refuses the run with its analysis edited by hand (a verdict's
+/// evidence, an estimate's point moved inside its interval).
+pub(crate) fn judge(s: &Subject) -> Result<()> {
+    let first = judged(s, &s.file)?;
+    let second = judged(s, &s.file)?;
+    ensure!(
+        first == second,
+        "judging the same run twice gives two analyses: {} and {}",
+        first,
+        second
+    );
+    let mut good = s.json()?;
+    let current = good
+        .pointer("/analysis/judged_by")
+        .is_some_and(|b| Some(b) == first.get("judged_by"));
+    if !current {
+        // Judged by other code (or not at all): store today's judgement.
+        let (_, file) = s.planted("judged", None, &good)?;
+        s.step(
+            "judge --write",
+            &["judge".as_ref(), "--write".as_ref(), file.as_os_str()],
+        )?
+        .success()?;
+        good = serde_json::from_slice(&std::fs::read(&file)?)?;
+    }
+    let stored = good.get("analysis").cloned().unwrap_or(Value::Null);
+    ensure!(
+        stored == first,
+        "the analysis stored in the run is not what judging its data gives: stored {stored}, \
+         judged {first}"
+    );
+    let mut edited = good.clone();
+    let mut touched = false;
+    if let Some(e) = edited.pointer_mut("/analysis/verdicts/0/evidence") {
+        *e = format!("{} (edited by hand)", e.as_str().unwrap_or_default()).into();
+        touched = true;
+    }
+    if let Some(Value::Object(estimates)) = edited.pointer_mut("/analysis/estimates") {
+        if let Some(Value::Object(e)) = estimates.values_mut().next() {
+            let (lower, upper) = (e.get("lower").cloned(), e.get("upper").cloned());
+            if e.get("point") != lower.as_ref() {
+                e.insert("point".into(), lower.unwrap_or(Value::Null));
+            } else if let Some(upper) = upper {
+                e.insert("point".into(), upper);
+            }
+            touched = true;
+        }
+    }
+    ensure!(
+        touched,
+        "the run's analysis holds no verdict and no estimate: the chapter judges nothing"
+    );
+    let (_, file) = s.planted("analysis-edited", None, &edited)?;
+    ensure!(
+        !s.step("check", &["check".as_ref(), file.as_os_str()])?
+            .succeeded(),
+        "check accepts the run with its analysis edited by hand (a verdict's evidence and an \
+         estimate's point changed, the data not)"
+    );
+    Ok(())
+}
+
 /// Every `(estimate name, number shown)` the markdown marks with
 /// `data-estimate`, in order.
 pub(crate) fn numbers_of(html: &str) -> Vec<(String, String)> {

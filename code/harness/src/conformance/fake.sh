@@ -77,6 +77,13 @@ render-all)
         sep=,
     done
     printf '}, "findings": {"Ok": []}}\n' ;;
+judge)
+    [ "$2" = --write ] && exit 0
+    by=h
+    is judge-random && by="h$RANDOM$$"
+    evidence='2.00×'
+    is judge-stale && evidence='2.10×'
+    printf '{"judged_by": "%s", "estimates": {"FK-1": {"point": 2.0, "lower": 1.5, "upper": 2.5, "unit": "ratio", "method": "m"}}, "verdicts": [{"claim": "FK-1", "machine": "m", "outcome": "holds", "evidence": "%s", "conditions": [], "qualifier": null, "reading": {}, "estimates": ["FK-1"]}], "headline": ["FK-1"]}\n' "$by" "$evidence" ;;
 headline)
     point=2.0
     is headline-outside && point=3.0
@@ -85,6 +92,10 @@ headline)
 check)
     if grep -q '"id": "x<' "$2" && ! is id-accepted; then
         echo "error: machine id must be lowercase letters" >&2
+        exit 1
+    fi
+    if grep -q 'edited by hand' "$2" && ! is analysis-edit-accepted; then
+        echo "error: its analysis is not what judging its data gives" >&2
         exit 1
     fi
     if ! grep -q '"count": 10' "$2" && ! is count-accepted; then

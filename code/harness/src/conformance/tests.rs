@@ -15,6 +15,13 @@ fn pristine() -> serde_json::Value {
         "chapter": "fake",
         "provenance": {"machine": {"id": "m", "cpu": "Test CPU", "os": "linux", "kernel": "6"}},
         "data": {"count": 10, "time": 1.5},
+        "analysis": {
+            "judged_by": "h",
+            "estimates": {"FK-1": {"point": 2.0, "lower": 1.5, "upper": 2.5, "unit": "ratio", "method": "m"}},
+            "verdicts": [{"claim": "FK-1", "machine": "m", "outcome": "holds", "evidence": "2.00×",
+                          "conditions": [], "qualifier": null, "reading": {}, "estimates": ["FK-1"]}],
+            "headline": ["FK-1"],
+        },
     })
 }
 
@@ -319,5 +326,32 @@ fn within_returns_what_finishes_in_time_and_names_what_does_not() {
     assert!(
         said.contains("the stuck lock did not finish within 50ms"),
         "{said}"
+    );
+}
+
+#[test]
+fn judging_that_gives_two_analyses_of_one_run_fails() {
+    fails_only(
+        "judge-random",
+        "judge",
+        "judging the same run twice gives two analyses",
+    );
+}
+
+#[test]
+fn a_stored_analysis_that_judging_does_not_give_fails() {
+    fails_only(
+        "judge-stale",
+        "judge",
+        "the analysis stored in the run is not what judging its data gives",
+    );
+}
+
+#[test]
+fn a_check_that_accepts_an_edited_analysis_fails() {
+    fails_only(
+        "analysis-edit-accepted",
+        "judge",
+        "check accepts the run with its analysis edited by hand",
     );
 }
