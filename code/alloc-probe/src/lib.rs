@@ -6,7 +6,6 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-pub mod book;
 pub mod probe;
 pub mod run;
 

@@ -3,13 +3,13 @@
 //! allocation in the process, so everything here runs in one test, in order,
 //! on the main thread, without libtest (`harness = false` in Cargo.toml):
 //! libtest's own threads once added 900 bytes to a probe's count.
+use std::path::Path;
+use std::process::Command;
+
 use alloc_probe::probe::{HeapProbe, Payload};
-use alloc_probe::run::AllocProbe;
 use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES};
-use harness::cli::render_exhibit;
-use harness::measure::measure_in_memory;
+use harness::fixtures::json as serde_json;
 use harness::results::Store;
-use harness::{Chapter, Profile, Progress};
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -97,41 +97,84 @@ fn the_probe_rejects_bad_work() {
     assert_eq!(<[u8; 8]>::with_seq(7).seq(), 7);
 }
 
+/// Runs the chapter binary (the page is the binary's) and returns what it
+/// printed, or what it said when it failed.
+fn chapter(args: &[&std::ffi::OsStr]) -> Result<String, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_alloc-probe"))
+        .args(args)
+        .output()
+        .expect("the chapter binary runs");
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).expect("utf-8"))
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn render(exhibit: &str, results: &Path) -> String {
+    chapter(&[
+        "render".as_ref(),
+        exhibit.as_ref(),
+        "--results".as_ref(),
+        results.as_os_str(),
+    ])
+    .unwrap_or_else(|e| panic!("render {exhibit}: {e}"))
+}
+
 fn a_smoke_run_checks_and_renders_every_exhibit() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
-    // The suite's shared smoke run when there is one.
-    let file = harness::fixtures::smoke_run::<AllocProbe>(|| {
-        Ok(measure_in_memory::<AllocProbe>(Profile::Smoke, Progress::hidden("alloc-probe"))?.0)
-    });
-    AllocProbe::check(&file.data).unwrap();
-    store.write(&file).unwrap();
+    let file = store.results_path("alloc-probe", &harness::machine::detect().id);
+    // The suite's shared smoke run when there is one, else one measured now.
+    match std::env::var_os(harness::fixtures::SMOKE_RESULTS_ENV) {
+        Some(root) => {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let shared =
+                Store::new(root).results_path("alloc-probe", &harness::machine::detect().id);
+            std::fs::copy(&shared, &file).expect("the shared smoke run of alloc-probe");
+        }
+        None => {
+            chapter(&[
+                "measure".as_ref(),
+                "--profile".as_ref(),
+                "smoke".as_ref(),
+                "--results".as_ref(),
+                dir.path().as_os_str(),
+            ])
+            .expect("the smoke profile measures");
+        }
+    }
+    chapter(&["check".as_ref(), file.as_os_str()]).expect("the smoke run checks");
     // Every exhibit renders a block of its kind and every claim has its
     // verdict: the conformance suite (tests/conformance.rs). The history
     // draws its figure from two releases on: a run alone gets its table and
     // a line on how to add a release.
-    let history = render_exhibit::<AllocProbe>("history", &store).unwrap();
+    let history = render("history", dir.path());
     assert!(
         history.contains("at 1 release of tokio") && history.contains("|---"),
         "{history}"
     );
     #[cfg(target_arch = "x86_64")]
     {
-        let grid = render_exhibit::<AllocProbe>("grid", &store).unwrap();
+        let grid = render("grid", dir.path());
         assert!(
             grid.contains("9 of 9 rows match"),
             "the x86-64 grid differs from the published one:\n{grid}"
         );
     }
     // `size_of::<T>()` reaches the page as written, not as an HTML tag.
-    let fit = render_exhibit::<AllocProbe>("fit", &store).unwrap();
+    let fit = render("fit", dir.path());
     assert!(fit.contains("`size_of::<T>()`"), "{fit}");
-    let verdicts = render_exhibit::<AllocProbe>("verdicts", &store).unwrap();
+    let verdicts = render("verdicts", dir.path());
     assert!(verdicts.contains("size_of::&lt;T&gt;()"), "{verdicts}");
     // Data that lost a grid point is refused.
-    let mut broken = file.data.clone();
-    broken.grid.pop();
-    assert!(AllocProbe::check(&broken).is_err());
+    let mut broken: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    broken["data"]["grid"].as_array_mut().unwrap().pop();
+    std::fs::write(&file, serde_json::to_vec_pretty(&broken).unwrap()).unwrap();
+    let err =
+        chapter(&["check".as_ref(), file.as_os_str()]).expect_err("a lost grid point is refused");
+    assert!(err.contains("failed the chapter's checks"), "{err}");
 }
 
 fn main() {

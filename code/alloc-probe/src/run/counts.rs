@@ -1,7 +1,7 @@
 //! What creating a channel costs in instructions, counted: one case per
 //! scenario and channel that callgrind counts (`harness::counts`), exactly,
 //! on one thread, from each of several starting heaps
-//! (`harness::counts::LAYOUTS`). The page's side is `crate::book`'s counts.
+//! (`harness::counts::LAYOUTS`). The page's side is the binary's `page::counts`.
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 

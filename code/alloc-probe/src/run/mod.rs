@@ -1,16 +1,15 @@
 //! What one run of the chapter measures and keeps: the results' data
 //! model, the run itself (`measure`), the counted cases, and the chapter's
 //! contract with the harness. This half decides the numbers, so it is in
-//! the results' fingerprint; `crate::book` only reads them, and is not.
+//! the results' fingerprint; the page (the binary's `page` module) only reads them, and is not.
 mod counts;
 mod measure;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use harness::{Chapter, Claim, Exhibit, Experiment, Lab};
+use harness::{Experiment, Lab};
 
-use crate::book;
 use crate::{GridPoint, ScenarioResult};
 
 pub use counts::{case_of, CreationCount, COUNTED};
@@ -43,14 +42,5 @@ impl Experiment for AllocProbe {
 
     fn measure(lab: &Lab) -> Result<AllocData> {
         measure::measure(lab)
-    }
-}
-
-impl Chapter for AllocProbe {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<AllocData>] = book::EXHIBITS;
-
-    fn check(data: &AllocData) -> Result<()> {
-        book::check(data)
     }
 }

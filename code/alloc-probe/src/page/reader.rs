@@ -6,11 +6,11 @@ use anyhow::Result;
 use harness::claims::Reading;
 use harness::fmt::{bytes, thousands};
 use harness::render::reader::{self, Advice};
-use harness::{Block, Book, Run, Verdict};
+use harness::{Block, Book, Verdict};
 
 use super::claims::SCENARIO_CLAIMS;
 use super::{point, AllocData};
-use crate::{Channel, ScenarioResult, GRID_CAPACITIES, GRID_SIZES};
+use alloc_probe::{Channel, ScenarioResult, GRID_CAPACITIES, GRID_SIZES};
 
 /// Bytes at creation of a bounded tokio channel of the smallest grid
 /// message at the smallest and the largest capacity.
@@ -122,8 +122,7 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
 }
 
 /// Each claim's badge: one number and which way it points.
-pub(super) fn read(run: &Run<AllocData>, v: Verdict) -> Verdict {
-    let d = &run.data;
+pub(super) fn read(d: &AllocData, v: Verdict) -> Verdict {
     let reading = match v.claim.id {
         "ALLOC-1" => creation(d).map(|(size, (lo_c, lo), (hi_c, hi))| Reading {
             number: Some(bytes(lo)),

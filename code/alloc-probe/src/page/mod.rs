@@ -1,8 +1,9 @@
 //! The chapter as the page shows it: the published claims, the rules that
-//! judge them and the exhibits. Everything here reads results and nothing
-//! here measures: it is left out of the results' fingerprint, so a change
-//! to a caption or a rule makes no result stale (`crate::run` holds what
-//! does).
+//! judge them (`claims`, judged once per run and stored: `judge`) and the
+//! exhibits. Everything here reads results and nothing here measures: it is
+//! the binary's alone, out of the library the results' fingerprint covers,
+//! so a change to a caption or a rule makes no result stale
+//! (`alloc_probe::run` holds what does).
 mod check;
 mod claims;
 mod counts;
@@ -12,20 +13,49 @@ mod history;
 mod reader;
 mod scenarios;
 mod tables;
+#[cfg(test)]
+mod tests;
 
 use anyhow::{anyhow, Result};
 use serde::Deserialize;
 
 use harness::fmt::bytes;
-use harness::{Book, Exhibit, ExhibitKind, Run};
+use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
 
-use crate::run::AllocData;
-use crate::{Channel, GridPoint};
+use alloc_probe::run::AllocData;
+use alloc_probe::{Channel, GridPoint};
 
-pub use check::check;
-pub use claims::CLAIMS;
+/// The page of the chapter; its experiment is `alloc_probe::run::AllocProbe`.
+/// Its figures are exact counts: it names no estimate and its headline is
+/// empty.
+pub struct AllocProbe;
 
-pub const EXHIBITS: &[Exhibit<AllocData>] = &[
+impl Page for AllocProbe {
+    type Data = AllocData;
+    type Experiment = alloc_probe::run::AllocProbe;
+    const CLAIMS: &'static [Claim] = claims::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<AllocData>] = EXHIBITS;
+
+    fn check(data: &AllocData) -> Result<()> {
+        check::check(data)
+    }
+
+    /// Every claim's verdict on the run, decided from its counts, in the
+    /// reader's words (`reader::read`).
+    fn judge(run: &Judged<AllocData>, j: &mut Judge) -> Result<()> {
+        for v in claims::verdicts(run.data, run.machine())? {
+            j.verdict(reader::read(run.data, v), &[]);
+        }
+        Ok(())
+    }
+}
+
+/// The verdicts exhibit: every run's verdicts as judged.
+fn verdicts(book: &Book<AllocData>) -> Result<Vec<Block>> {
+    Ok(vec![Block::Verdicts(AllocProbe::verdicts(book)?)])
+}
+
+const EXHIBITS: &[Exhibit<AllocData>] = &[
     Exhibit {
         name: "in-short",
         kind: ExhibitKind::Text,
@@ -85,7 +115,7 @@ pub const EXHIBITS: &[Exhibit<AllocData>] = &[
         name: "verdicts",
         kind: ExhibitKind::Verdicts,
         about: "ALLOC-1 .. ALLOC-6",
-        render: claims::render,
+        render: verdicts,
     },
 ];
 

@@ -6,7 +6,7 @@ use harness::fmt::bytes;
 use harness::{Block, Book, Cell, Run, Table, Unit};
 
 use super::{bytes_between, machine_caption, point_name, AllocData};
-use crate::{creation_fit, Channel, SWEEP_CAPACITY};
+use alloc_probe::{creation_fit, Channel, SWEEP_CAPACITY};
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();

@@ -2,10 +2,10 @@
 use anyhow::Result;
 
 use harness::fmt::{bytes, percent_delta, thousands};
-use harness::{Block, Book, Claim, Outcome, Run, Verdict};
+use harness::{Claim, Outcome, Verdict};
 
 use super::{bytes_between, point, AllocData};
-use crate::{creation_fit, Channel, GRID_CAPACITIES, GRID_SIZES};
+use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES, GRID_SIZES};
 
 const POST: &str =
     "[The hidden cost of mpsc channels](https://blog.howardjohn.info/posts/mpsc-cost/)";
@@ -55,18 +55,6 @@ pub const CLAIMS: &[Claim] = &[
     },
 ];
 
-pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
-    let mut all = Vec::new();
-    for run in &book.runs {
-        all.extend(
-            verdicts(run)?
-                .into_iter()
-                .map(|v| super::reader::read(run, v)),
-        );
-    }
-    Ok(vec![Block::Verdicts(all)])
-}
-
 /// ALLOC-5 and ALLOC-6: the claim, its scenario, the published bytes per
 /// channel and the tolerance around them.
 pub(super) const SCENARIO_CLAIMS: [(&str, &str, f64, f64); 2] = [
@@ -85,9 +73,8 @@ fn opt(v: Option<u64>) -> String {
     v.map_or("–".into(), thousands)
 }
 
-fn verdicts(run: &Run<AllocData>) -> Result<Vec<Verdict>> {
-    let d = &run.data;
-    let m = run.machine();
+/// Every claim's verdict on one run (`d`, measured on machine `m`).
+pub(super) fn verdicts(d: &AllocData, m: &str) -> Result<Vec<Verdict>> {
     let mut out = Vec::new();
 
     // ALLOC-1: capacity does not change creation bytes.

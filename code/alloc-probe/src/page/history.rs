@@ -10,7 +10,7 @@ use harness::fmt::bytes;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Run, Series, Table, Unit};
 
 use super::AllocData;
-use crate::{creation_fit, Channel, SWEEP_CAPACITY};
+use alloc_probe::{creation_fit, Channel, SWEEP_CAPACITY};
 
 /// The channels whose history is drawn: the two the published claims are about.
 const TRACKED: [Channel; 2] = [Channel::TokioBounded, Channel::TokioUnbounded];
@@ -32,7 +32,7 @@ struct Row<'a> {
 }
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
-    let variants = harness::releases::load::<crate::run::AllocProbe>(&book.store)?;
+    let variants = harness::releases::load::<super::AllocProbe>(&book.store)?;
     // Per machine, one run per tokio release; the committed run wins a tie.
     let mut machines: BTreeMap<&str, BTreeMap<(u64, u64, u64), &Run<AllocData>>> = BTreeMap::new();
     for run in variants.iter().chain(book.runs.iter()) {

@@ -6,7 +6,7 @@ use harness::fmt::thousands;
 use harness::{Axis, Bar, BarChart, Block, Book, Cell, Run, Table, Unit};
 
 use super::{machine_caption, AllocData};
-use crate::{ScenarioResult, SCENARIOS};
+use alloc_probe::{ScenarioResult, SCENARIOS};
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
     Ok(book.runs.iter().flat_map(blocks).collect())

@@ -5,7 +5,7 @@ use anyhow::Result;
 use harness::{Axis, Block, Book, Figure, Point, Series};
 
 use super::{machine_caption, published_rows, AllocData};
-use crate::{Channel, GridPoint, SWEEP_CAPACITY};
+use alloc_probe::{Channel, GridPoint, SWEEP_CAPACITY};
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let (_, rows) = published_rows(book)?;

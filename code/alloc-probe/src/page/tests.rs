@@ -1,7 +1,8 @@
 //! The chapter's pages and checks on synthetic data shaped like a real run
-//! (tokio's bytes follow the published formula), so no heap profiler runs.
+//! (tokio's bytes follow the published formula), so no heap profiler runs:
+//! unit tests of the binary, as the page is not part of the library.
 use alloc_probe::probe::Footprint;
-use alloc_probe::run::{AllocData, AllocProbe, CreationCount};
+use alloc_probe::run::{AllocData, CreationCount};
 use alloc_probe::{
     Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
     SWEEP_CAPACITY, SWEEP_SIZES,
@@ -9,8 +10,9 @@ use alloc_probe::{
 use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
 use harness::render::exhibit_markdown;
-use harness::Experiment as _;
-use harness::{Block, Cell, Chapter, Outcome, PerOp};
+use harness::{Block, Cell, Outcome, Page, PerOp};
+
+use super::AllocProbe;
 
 /// Live bytes of one channel with `queued` messages in it.
 fn queued_bytes(channel: Channel, size: u64, capacity: u64, queued: u64) -> u64 {

@@ -9,8 +9,8 @@ use harness::fmt::ratio;
 use harness::{Block, Book, Cell, Run, Table, Unit};
 
 use super::machine_caption;
-use crate::run::{case_of, AllocData, CreationCount};
-use crate::{Channel, Scenario, CREATE_COUNTS, SCENARIOS};
+use alloc_probe::run::{case_of, AllocData, CreationCount};
+use alloc_probe::{Channel, Scenario, CREATE_COUNTS, SCENARIOS};
 
 /// What a results file's counts must show: scenarios the chapter has, each
 /// counted channel once per scenario and tokio's among them (the ratios

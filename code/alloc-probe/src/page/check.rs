@@ -2,7 +2,7 @@
 use anyhow::{anyhow, ensure, Result};
 
 use super::{bytes_between, point, AllocData};
-use crate::{Channel, GridPoint, GRID_CAPACITIES, GRID_SIZES, SCENARIOS};
+use alloc_probe::{Channel, GridPoint, GRID_CAPACITIES, GRID_SIZES, SCENARIOS};
 
 pub fn check(data: &AllocData) -> Result<()> {
     ensure!(

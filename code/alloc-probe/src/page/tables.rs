@@ -5,7 +5,7 @@ use anyhow::Result;
 use harness::{Block, Book, Cell, Table};
 
 use super::{machine_caption, point, published_rows, AllocData};
-use crate::Channel;
+use alloc_probe::Channel;
 
 pub(super) fn grid(book: &Book<AllocData>) -> Result<Vec<Block>> {
     let (published, rows) = published_rows(book)?;
