@@ -341,6 +341,26 @@ mod timing_tests {
             .collect()
     }
 
+    /// Nothing is remembered between intervals, and nothing needs to be: the
+    /// generator is seeded per interval, so an interval drawn at render time
+    /// has the same digits as the one the judge drew, whatever was drawn
+    /// before it.
+    #[test]
+    fn an_interval_has_the_same_digits_whatever_was_drawn_before_it() {
+        let (a, b, c) = (
+            timing(&spread(200.0)),
+            timing(&spread(100.0)),
+            timing(&spread(300.0)),
+        );
+        let first = ratio(&a, &b, Statistic::Median);
+        let _ = ratio(&c, &b, Statistic::Mean);
+        let _ = bootstrap(&[&c, &a], Statistic::Median, |s| s[0] - s[1]).unwrap();
+        let again = ratio(&a, &b, Statistic::Median);
+        assert_eq!(first.lower_ns.to_bits(), again.lower_ns.to_bits());
+        assert_eq!(first.upper_ns.to_bits(), again.upper_ns.to_bits());
+        assert!(first.lower_ns < first.point_ns && first.point_ns < first.upper_ns);
+    }
+
     #[test]
     fn pooled_repeats_that_disagree_widen_the_interval() {
         // Four repeats: three at 100 ns, one stuck in a slow mode at 200 ns.
