@@ -31,7 +31,7 @@ pub use harness_measure::{Counted, Experiment, Lab, PerOp, Progress};
 pub use harness_page::render::blocks::{
     Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table,
 };
-pub use harness_page::{agreement, chapter, releases, render};
+pub use harness_page::{agreement, chapter, parameters, releases, render};
 pub use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind, Run};
 
 /// Criterion's timings, with the statistics drawn from them.

@@ -17,6 +17,7 @@ pub mod exhibits;
 pub mod fixtures;
 pub mod headline;
 pub mod load;
+pub mod parameters;
 pub mod releases;
 pub mod render;
 
