@@ -272,6 +272,10 @@ fn points(s: &RecordedSchedule, machines: &[&str]) -> Table {
         "Deciding",
     ]);
     let machines: Vec<String> = machines.iter().map(|m| escape(m)).collect();
+    // Words read from the left, numbers from the right.
+    let words: Vec<usize> = (0..fields.len())
+        .filter(|&i| !s.points.iter().all(|p| p.key[i].is_u64()))
+        .collect();
     let mut t = Table::new(
         format!(
             "Every point of the schedule {:?} as {} timed it, in the order of its first timing: \
@@ -282,7 +286,7 @@ fn points(s: &RecordedSchedule, machines: &[&str]) -> Table {
         ),
         &header,
     )
-    .left(&(0..fields.len()).collect::<Vec<_>>())
+    .left(&words)
     .settings();
     for p in &s.points {
         let mut row: Vec<Cell> = p.key.iter().map(key_cell).collect();

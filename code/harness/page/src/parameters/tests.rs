@@ -152,6 +152,12 @@ fn runs_show_their_record_and_every_point_escaped() {
         ["Design", "Size &amp; &lt;i&gt;bytes&lt;/i&gt;"]
     );
     assert_eq!(points.rows.len(), 2);
+    use crate::render::blocks::Align;
+    assert_eq!(
+        points.align[..2],
+        [Align::Left, Align::Right],
+        "words left, sizes right"
+    );
     assert_eq!(points.rows[0][0], Cell::from("a"));
     assert_eq!(points.rows[0][1], Cell::count(1));
     let b = &points.rows[1];
