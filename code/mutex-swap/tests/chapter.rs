@@ -148,6 +148,19 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
     broken.schedules[0].steps += 1;
     let err = MutexSwap::check(&broken).unwrap_err().to_string();
     assert!(err.contains("the recorded schedule gives it 3"), "{err}");
+    // A record that holds together but calls a point deciding that FAN-4's
+    // rule does not read.
+    let mut broken = data.clone();
+    let s = &mut broken.schedules[0];
+    s.points[0].extra_timings = 1;
+    s.points[0].deciding = true;
+    s.steps += 1;
+    s.extras[0].points += 1;
+    let err = MutexSwap::check(&broken).unwrap_err().to_string();
+    assert!(
+        err.contains("calls it deciding, FAN-4's rule does not"),
+        "{err}"
+    );
     let mut broken = data.clone();
     broken.schedules[0].points[1].key = broken.schedules[0].points[0].key.clone();
     let err = MutexSwap::check(&broken).unwrap_err().to_string();

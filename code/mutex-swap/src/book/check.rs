@@ -174,13 +174,6 @@ fn check_record(data: &Data, name: impl Fn(Key) -> String) -> Result<()> {
             bail!("{} is not in the recorded schedule", name(key));
         };
         ensure!(
-            m.timing.repeats.len() == point.all_timings(),
-            "{}: {} timings pooled, the recorded schedule gives it {}",
-            name(key),
-            m.timing.repeats.len(),
-            point.all_timings()
-        );
-        ensure!(
             point.deciding == is_decisive(key),
             "{}: the recorded schedule {} it deciding, FAN-4's rule does not",
             name(key),
@@ -189,6 +182,13 @@ fn check_record(data: &Data, name: impl Fn(Key) -> String) -> Result<()> {
             } else {
                 "does not call"
             }
+        );
+        ensure!(
+            m.timing.repeats.len() == point.all_timings(),
+            "{}: {} timings pooled, the recorded schedule gives it {}",
+            name(key),
+            m.timing.repeats.len(),
+            point.all_timings()
         );
         let rounds = if point.deciding {
             data.decisive_repeats
