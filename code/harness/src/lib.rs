@@ -26,12 +26,12 @@ pub use harness_core::{
 };
 pub use harness_core::{profile, results::fingerprint, results::published};
 pub use harness_core::{Claim, Condition, Estimate, Finding, Outcome, Profile, Unit, Verdict};
-pub use harness_measure::{cores, counts, process, progress, stacks, stats};
+pub use harness_measure::{cores, counts, process, progress, schedule, stacks, stats};
 pub use harness_measure::{Counted, Experiment, Lab, PerOp, Progress};
 pub use harness_page::render::blocks::{
     Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table,
 };
-pub use harness_page::{agreement, chapter, releases, render};
+pub use harness_page::{agreement, chapter, parameters, releases, render};
 pub use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
 
 /// Criterion's timings, with the statistics drawn from them.
@@ -51,6 +51,6 @@ pub mod measure {
     pub use harness_core::profile;
     pub use harness_measure::lab::Lab;
     pub use harness_measure::run::{budget_spent, criterion_log, run_budget};
-    pub use harness_measure::{cores, counts, machine, progress, stacks, stats, timing};
+    pub use harness_measure::{cores, counts, machine, progress, schedule, stacks, stats, timing};
     pub use harness_page::load::measure_checked as measure_in_memory;
 }

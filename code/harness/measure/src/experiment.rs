@@ -5,10 +5,12 @@ use anyhow::Result;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use harness_core::profile::Profile;
 use harness_core::releases::ReleaseGap;
 
 use crate::counts::Counted;
 use crate::lab::Lab;
+use crate::schedule::RecordedSchedule;
 
 /// A chapter's experiments: the data one run measures, the crates whose
 /// versions decide its numbers, and the run itself.
@@ -33,4 +35,14 @@ pub trait Experiment: 'static {
     /// goes. An experiment that fails validation returns an error: nothing
     /// is written.
     fn measure(lab: &Lab) -> Result<Self::Data>;
+
+    /// The schedules of the chapter's timings (`schedule::Schedule`), for
+    /// the page's parameters exhibit and the chapter's checks: with `data`,
+    /// the ones the run recorded (a file older than the record falls back to
+    /// the code's plan for `profile`, the run's); without, the code's plan
+    /// for `profile`. Empty for a chapter that does not schedule through
+    /// the harness.
+    fn schedules(_profile: Profile, _data: Option<&Self::Data>) -> Vec<RecordedSchedule> {
+        Vec::new()
+    }
 }

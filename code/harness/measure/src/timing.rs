@@ -43,7 +43,7 @@ impl Timing {
 }
 
 /// How long and how often criterion samples; chapters pick one per profile.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sampling {
     pub samples: usize,
     pub warm_up: Duration,

@@ -20,6 +20,7 @@ pub mod fixtures;
 pub mod headline;
 pub mod load;
 pub mod page;
+pub mod parameters;
 pub mod releases;
 pub mod render;
 

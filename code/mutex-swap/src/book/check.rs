@@ -5,7 +5,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::{Data, Experiment, Key};
 use crate::experiment::Passes;
-use crate::run::{plan_for, profile_name, PROFILED_WAITS};
+use crate::run::{is_decisive, plan_for, profile_name, PROFILED_WAITS};
 use crate::{Wait, HEAVY_WORK, LIGHT_WORK};
 
 pub fn check(data: &Data) -> Result<()> {
@@ -119,8 +119,10 @@ fn check_bursts(what: &str, ps: &Passes, messages_per_burst: u64) -> Result<()> 
     Ok(())
 }
 
-/// Every point once, and exactly the points the plan measures at the run's
-/// producer counts (`run::plan_for`).
+/// Every point once, exactly the points the plan measures at the run's
+/// producer counts (`run::plan_for`), and, when the run recorded its
+/// schedule, exactly the recorded points, each with as many timings as the
+/// record gives it (`check_record`).
 fn check_shape(data: &Data) -> Result<()> {
     let mut seen: Vec<Key> = Vec::new();
     for m in &data.points {
@@ -144,6 +146,61 @@ fn check_shape(data: &Data) -> Result<()> {
     }
     if let Some(&extra) = seen.iter().find(|k| !planned.contains(k)) {
         bail!("{} is not part of the plan", name(extra));
+    }
+    check_record(data, name)
+}
+
+/// The points against the schedule the run recorded (files measured before
+/// runs recorded it have none, and only the plan's shape above to meet):
+/// every recorded point measured and no other, each pooling one timing per
+/// recorded round, the deciding ones FAN-4's (`run::is_decisive`) with
+/// `decisive_repeats` rounds, the others `repeats`.
+fn check_record(data: &Data, name: impl Fn(Key) -> String) -> Result<()> {
+    let recorded = match data.schedules.as_slice() {
+        [] => return Ok(()),
+        [one] => one,
+        more => bail!("{} schedules recorded, the run follows one", more.len()),
+    };
+    recorded.check()?;
+    ensure!(
+        recorded.points.len() == data.points.len(),
+        "the schedule records {} points, the run measured {}",
+        recorded.points.len(),
+        data.points.len()
+    );
+    for m in &data.points {
+        let key = m.key();
+        let Some(point) = recorded.point(&key) else {
+            bail!("{} is not in the recorded schedule", name(key));
+        };
+        ensure!(
+            point.deciding == is_decisive(key),
+            "{}: the recorded schedule {} it deciding, FAN-4's rule does not",
+            name(key),
+            if point.deciding {
+                "calls"
+            } else {
+                "does not call"
+            }
+        );
+        ensure!(
+            m.timing.repeats.len() == point.all_timings(),
+            "{}: {} timings pooled, the recorded schedule gives it {}",
+            name(key),
+            m.timing.repeats.len(),
+            point.all_timings()
+        );
+        let rounds = if point.deciding {
+            data.decisive_repeats
+        } else {
+            data.repeats
+        };
+        ensure!(
+            point.all_timings() == rounds,
+            "{}: {} rounds recorded, the run's rounds for it are {rounds}",
+            name(key),
+            point.all_timings()
+        );
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use harness::{Estimate, Run};
 pub use check::check;
 pub use claims::CLAIMS;
 
-use crate::run::{Data, Experiment, Key, Measured, WaitProfile};
+use crate::run::{Data, Experiment, Key, Measured, MutexSwap, WaitProfile};
 
 impl Measured {
     /// Messages per pass with a 95% interval drawn over the rounds: the
@@ -96,12 +96,7 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    Exhibit {
-        name: "parameters",
-        kind: ExhibitKind::Table,
-        about: "experiment parameters per profile and the measured machine's runtime set-up",
-        render: parameters::render,
-    },
+    harness::parameters::exhibit::<MutexSwap>(),
     Exhibit {
         name: "throughput",
         kind: ExhibitKind::Figure,

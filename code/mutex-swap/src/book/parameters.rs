@@ -1,37 +1,19 @@
-//! The parameters exhibit: what each profile measures, and the set-up each
-//! machine's results were measured with.
-use anyhow::Result;
-use harness::{Block, Book, Cell, Profile, Table};
+//! What the chapter adds to the harness's parameters exhibit
+//! (`harness::parameters`): its set-up per profile and per run. The
+//! schedule of timings (rounds, FAN-4's extra rounds, sampling, points)
+//! comes from the run's record.
+use harness::parameters::{Parameters, Setting};
+use harness::{Cell, Profile, Run};
 
 use super::Data;
-use crate::run::plan;
+use crate::run::MutexSwap;
 use crate::{params, HEAVY_WORK, LIGHT_WORK};
 
-pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
-    Ok(vec![Block::Table(profiles()), Block::Table(machines(book))])
-}
+impl Parameters for MutexSwap {
+    const ABOUT: &'static str = "Every burst sends the same total of messages, split evenly \
+                                 over the producers; the deciding points are FAN-4's.";
 
-fn profiles() -> Table {
-    let mut t = Table::new(
-        "Experiment parameters per profile (smoke runs only in tests). Every burst sends the same \
-         total of messages, split evenly over the producers.",
-        &[
-            "Profile",
-            "Producers (throughput, lock hold)",
-            "Producers (wait strategies)",
-            "Messages per burst",
-            "Rounds",
-            "Rounds, FAN-4's points",
-            "Criterion samples per round",
-            "Warm-up",
-            "Measurement",
-            "Points",
-            "CPU profile per consumer",
-        ],
-    )
-    .left(&[1, 2])
-    .settings();
-    for profile in Profile::ALL {
+    fn per_profile(profile: Profile) -> Vec<Setting> {
         let p = params(profile);
         let list = |v: &[u64]| {
             v.iter()
@@ -39,43 +21,18 @@ fn profiles() -> Table {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        t.push(vec![
-            Cell::from(profile.to_string()),
-            list(&p.producers).into(),
-            list(&p.wait_producers).into(),
-            Cell::count(p.messages_per_burst),
-            Cell::count(p.repeats as u64),
-            Cell::count(p.decisive_repeats.max(p.repeats) as u64),
-            Cell::count(p.sampling.samples as u64),
-            Cell::nanos(p.sampling.warm_up.as_nanos() as f64),
-            Cell::nanos(p.sampling.measurement.as_nanos() as f64),
-            Cell::count(plan(profile).len() as u64),
-            Cell::nanos(p.profile_for.as_nanos() as f64),
-        ]);
+        vec![
+            Setting::new("Producers (throughput, lock hold)", list(&p.producers)),
+            Setting::new("Producers (wait strategies)", list(&p.wait_producers)),
+            Setting::new("Messages per burst", Cell::count(p.messages_per_burst)),
+            Setting::new(
+                "CPU profile per consumer",
+                Cell::nanos(p.profile_for.as_nanos() as f64),
+            ),
+        ]
     }
-    t
-}
 
-fn machines(book: &Book<Data>) -> Table {
-    let mut t = Table::new(
-        "The runtime set-up each machine's results were measured with, as detected by the run.",
-        &[
-            "Machine",
-            "Profile",
-            "Producer runtime",
-            "Worker threads",
-            "Consumer",
-            "L1 line (kernel)",
-            "Shard alignment",
-            "Consumer work per message (light)",
-            "Consumer work per message (heavy)",
-            "Rounds pooled per point",
-            "Rounds, FAN-4's points",
-        ],
-    )
-    .left(&[1, 2, 4])
-    .settings();
-    for run in &book.runs {
+    fn per_run(run: &Run<Data>) -> Vec<Setting> {
         let data = &run.data;
         let work = |rounds: u32| {
             data.work_cost(rounds)
@@ -83,20 +40,18 @@ fn machines(book: &Book<Data>) -> Table {
                     Cell::nanos(w.ns_per_message())
                 })
         };
-        t.push(vec![
-            Cell::from(run.machine()),
-            run.provenance.profile.to_string().into(),
-            "multi-thread".into(),
-            Cell::count(data.worker_threads),
-            "current-thread runtime on its own OS thread".into(),
-            data.cache_line_bytes
-                .map_or(Cell::from("not reported"), Cell::bytes),
-            Cell::bytes(data.shard_align_bytes),
-            work(LIGHT_WORK),
-            work(HEAVY_WORK),
-            Cell::count(data.repeats as u64),
-            Cell::count(data.decisive_repeats as u64),
-        ]);
+        vec![
+            Setting::new("Producer runtime", "multi-thread"),
+            Setting::new("Worker threads", Cell::count(data.worker_threads)),
+            Setting::new("Consumer", "current-thread runtime on its own OS thread"),
+            Setting::new(
+                "L1 line (kernel)",
+                data.cache_line_bytes
+                    .map_or(Cell::from("not reported"), Cell::bytes),
+            ),
+            Setting::new("Shard alignment", Cell::bytes(data.shard_align_bytes)),
+            Setting::new("Consumer work per message (light)", work(LIGHT_WORK)),
+            Setting::new("Consumer work per message (heavy)", work(HEAVY_WORK)),
+        ]
     }
-    t
 }

@@ -1,6 +1,7 @@
 //! The run: the plan of points a profile measures, and the loop that times
 //! them round after round.
 use anyhow::Result;
+use harness::schedule::{At, Planned, Schedule};
 use harness::timing::{Sampling, Timing};
 use harness::{Lab, Profile};
 
@@ -88,21 +89,60 @@ fn work_cost(lab: &Lab, sampling: Sampling, work_rounds: u32) -> Result<WorkCost
     })
 }
 
+/// Progress steps outside the schedule: the consumer's work timed alone,
+/// once per work level, before the rounds.
+const WORK_STEPS: usize = 2;
+
+/// The timetable of a profile's timings: `Params::repeats` rounds over the
+/// whole plan in plan order, so each point's timings are spread over the
+/// run, then the rounds only FAN-4's points get (up to
+/// `Params::decisive_repeats`), over those points in plan order, the round
+/// count going on. Each timing builds its own runtimes (no rig).
+pub fn schedule(profile: Profile) -> Schedule<Key> {
+    let p = params(profile);
+    let keys = plan(profile);
+    let points: Vec<Planned<Key>> = keys
+        .iter()
+        .map(|&key| Planned::every(key, p.sampling))
+        .collect();
+    let deciding: Vec<Key> = keys.into_iter().filter(|&key| is_decisive(key)).collect();
+    Schedule::across("rounds over the plan", p.repeats, &points)
+        .extra_at_end(p.decisive_repeats.max(p.repeats) - p.repeats, &deciding)
+        .fields(&["experiment", "design", "wait", "producers", "work rounds"])
+}
+
+/// The criterion id of one round of one point (unique within a run: the
+/// round goes on counting through the extra rounds).
+pub fn criterion_id(
+    (experiment, design, wait, producers, work_rounds): Key,
+    round: usize,
+) -> String {
+    format!(
+        "{experiment:?}-{}-{}-{producers}-work{work_rounds}-round{round}",
+        design.name(),
+        wait.name()
+    )
+}
+
+/// One timing's criterion id and its progress line.
+fn round_step(key: Key, at: At) -> (String, String) {
+    let id = criterion_id(key, at.round);
+    let step = format!("round {}/{}: {id}", at.round + 1, at.of);
+    (id, step)
+}
+
+/// Every progress step of a run of `profile`: the work timed alone, the
+/// schedule's timings, the CPU profiles.
+pub fn progress_total(profile: Profile) -> usize {
+    WORK_STEPS + schedule(profile).steps() + PROFILED_WAITS.len()
+}
+
 pub fn measure(lab: &Lab) -> Result<Data> {
     let profile = lab.profile();
     let progress = lab.progress();
     let p = params(profile);
-    let plan = plan(profile);
-    let rounds_of = |&planned: &Key| {
-        if is_decisive(planned) {
-            p.decisive_repeats.max(p.repeats)
-        } else {
-            p.repeats
-        }
-    };
-    let all_rounds = plan.iter().map(rounds_of).max().unwrap_or(p.repeats);
-    let profiled = PROFILED_WAITS.len() as u64;
-    progress.set_total(plan.iter().map(rounds_of).sum::<usize>() as u64 + 2 + profiled);
+    let schedule = schedule(profile);
+    progress.set_total(progress_total(profile) as u64);
     let mut work = Vec::new();
     for rounds in [LIGHT_WORK, HEAVY_WORK] {
         progress.step(format!("consumer work alone, {rounds} rounds"));
@@ -110,20 +150,12 @@ pub fn measure(lab: &Lab) -> Result<Data> {
     }
     // Round after round over the whole plan, so each point's timings are
     // spread over the run; pooled per point afterwards.
-    let mut rounds: Vec<Vec<(Timing, Passes)>> = vec![Vec::new(); plan.len()];
-    for round in 0..all_rounds {
-        for (i, planned) in plan.iter().enumerate() {
-            let &(experiment, design, wait, producers, work_rounds) = planned;
-            let of = rounds_of(planned);
-            if round >= of {
-                continue;
-            }
-            let id = format!(
-                "{experiment:?}-{}-{}-{producers}-work{work_rounds}-round{round}",
-                design.name(),
-                wait.name()
-            );
-            progress.step(format!("round {}/{of}: {id}", round + 1));
+    let parts = schedule.run(
+        |_| Ok(()),
+        |(), &key, sampling, at| {
+            let (_, design, wait, producers, work_rounds) = key;
+            let (id, step) = round_step(key, at);
+            progress.step(step);
             let spec = PointSpec {
                 design,
                 wait,
@@ -131,27 +163,28 @@ pub fn measure(lab: &Lab) -> Result<Data> {
                 messages: p.messages_per_burst,
                 work_rounds,
             };
-            rounds[i].push(time_bursts(lab, p.sampling, &id, spec)?);
-        }
-    }
-    let mut points = Vec::with_capacity(plan.len());
-    for ((experiment, design, wait, producers, work_rounds), parts) in plan.into_iter().zip(rounds)
-    {
-        let (timings, rounds): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
-        let passes = rounds
-            .iter()
-            .fold(Passes::default(), |all, round| all.merge(round));
-        points.push(Measured {
-            experiment,
-            design,
-            wait,
-            producers,
-            work_rounds,
-            timing: Timing::pooled(timings)?,
-            passes,
-            rounds,
-        });
-    }
+            time_bursts(lab, sampling, &id, spec)
+        },
+        |()| Ok(()),
+    )?;
+    let points = parts.pool(
+        |(experiment, design, wait, producers, work_rounds), parts| {
+            let (timings, rounds): (Vec<Timing>, Vec<Passes>) = parts.into_iter().unzip();
+            let passes = rounds
+                .iter()
+                .fold(Passes::default(), |all, round| all.merge(round));
+            Ok(Measured {
+                experiment,
+                design,
+                wait,
+                producers,
+                work_rounds,
+                timing: Timing::pooled(timings)?,
+                passes,
+                rounds,
+            })
+        },
+    )?;
     let profiles = profile_waits(lab, &p)?;
     Ok(Data {
         worker_threads: worker_threads() as u64,
@@ -161,6 +194,7 @@ pub fn measure(lab: &Lab) -> Result<Data> {
         work_cost: work,
         repeats: p.repeats,
         decisive_repeats: p.decisive_repeats.max(p.repeats),
+        schedules: vec![schedule.record()],
         points,
         profiles,
     })
@@ -213,3 +247,6 @@ fn profile_waits(lab: &Lab, p: &crate::Params) -> Result<Vec<WaitProfile>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

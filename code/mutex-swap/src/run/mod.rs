@@ -8,9 +8,10 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 use harness::chapter::Exhibit;
+use harness::schedule::RecordedSchedule;
 use harness::stacks::Stacks;
 use harness::timing::Timing;
-use harness::{Chapter, Claim, Estimate, Lab};
+use harness::{Chapter, Claim, Estimate, Lab, Profile};
 use serde::{Deserialize, Serialize};
 
 use crate::book;
@@ -18,7 +19,8 @@ use crate::experiment::Passes;
 use crate::{Design, Wait, LIGHT_WORK};
 
 pub use measure::{
-    is_decisive, plan, plan_for, profile_name, FAN4_FROM_PRODUCERS, PROFILED_DESIGN, PROFILED_WAITS,
+    criterion_id, is_decisive, plan, plan_for, profile_name, progress_total, schedule,
+    FAN4_FROM_PRODUCERS, PROFILED_DESIGN, PROFILED_WAITS,
 };
 
 pub struct MutexSwap;
@@ -84,6 +86,10 @@ pub struct Data {
     /// Rounds pooled into each point FAN-4 is decided on
     /// (`Params::decisive_repeats`, never fewer than `repeats`).
     pub decisive_repeats: usize,
+    /// The timetable the run followed (`run::schedule`), as recorded;
+    /// empty in files measured before runs recorded it.
+    #[serde(default)]
+    pub schedules: Vec<RecordedSchedule>,
     pub points: Vec<Measured>,
     /// CPU profiles of the std swap with each consumer the busy-cost
     /// comparison sets side by side, busy polling first.
@@ -168,6 +174,14 @@ impl harness::Experiment for MutexSwap {
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)
+    }
+
+    /// The run's recorded timetable; the code's for files older than it.
+    fn schedules(profile: Profile, data: Option<&Data>) -> Vec<RecordedSchedule> {
+        match data {
+            Some(d) if !d.schedules.is_empty() => d.schedules.clone(),
+            _ => vec![schedule(profile).record()],
+        }
     }
 }
 
