@@ -420,9 +420,15 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("to schema 2"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("to schema 3"));
     let new: serde_json::Value = serde_json::from_slice(&fs::read(&good).unwrap()).unwrap();
-    assert_eq!(new["schema_version"], 2);
+    assert_eq!(new["schema_version"], 3);
+    // Judged by its chapter as it was converted: the analysis is there.
+    assert_eq!(
+        new["analysis"]["verdicts"].as_array().map(Vec::len),
+        Some(6)
+    );
+    assert!(new.get("derived").is_none());
     assert_eq!(
         new["data"], data,
         "the measurements are carried over untouched"
@@ -440,11 +446,14 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
         String::from_utf8_lossy(&check.stderr)
     );
 
-    // A file already at schema 2, and one that is not JSON: named, untouched.
+    // A file already at schema 3, and one that is not JSON: named, untouched.
     let converted = fs::read(&good).unwrap();
-    refused(&convert(&[&good]), "is schema 2, not 1: nothing to convert");
+    refused(
+        &convert(&[&good]),
+        "is schema 3, not 1 or 2: nothing to convert",
+    );
     assert_eq!(fs::read(&good).unwrap(), converted);
     fs::write(&wrong, "{ not json").unwrap();
     refused(&convert(&[&wrong]), "is not valid JSON");
-    refused(&convert(&[]), "name the schema-1 results files");
+    refused(&convert(&[]), "name the schema-1 or schema-2 results files");
 }

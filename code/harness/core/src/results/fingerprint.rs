@@ -219,9 +219,15 @@ pub fn measuring_code_using_the_book(crate_dir: &Path) -> Result<Vec<String>> {
     let src = crate_dir.join("src");
     let mut files = Vec::new();
     collect(&src, &mut files)?;
-    let book = src.join("book");
+    // The page, in `src/book/` (a library module) or `src/page/` (the
+    // binary's: the library cannot name it, so only the former needs this
+    // scan), is not measuring code.
+    let pages: Vec<PathBuf> = RENDERING_HALF.iter().map(|h| src.join(h)).collect();
     let mut out = Vec::new();
-    for file in files.iter().filter(|f| !f.starts_with(&book)) {
+    for file in files
+        .iter()
+        .filter(|f| !pages.iter().any(|p| f.starts_with(p)))
+    {
         if file.extension().is_none_or(|e| e != "rs") {
             continue;
         }
