@@ -1,6 +1,5 @@
 //! Every message of every channel and setting arrives exactly once.
-use std::sync::mpsc;
-use std::thread;
+use harness::conformance::within;
 use std::time::Duration;
 
 use channel_latency::async_channel_bounded::AsyncChannelBounded;
@@ -15,20 +14,6 @@ use channel_latency::std_sync_channel::StdSyncChannel;
 use channel_latency::tokio_mpsc::TokioMpsc;
 use channel_latency::vec_floor::VecFloor;
 use channel_latency::{BOUNDS, BURST, CAPACITY};
-
-/// Runs `f` on its own thread and fails the test if it takes longer than `limit`.
-fn within<T: Send + 'static>(
-    limit: Duration,
-    what: &str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("{what} did not finish within {limit:?}: a channel hung"))
-}
 
 /// A payload that counts, per sequence number, how often it was received.
 struct Tracked(u64);

@@ -1,7 +1,6 @@
 //! Every design delivers exactly what its producers sent, and finishes when
 //! they do. A hang fails the test with a message instead of stalling CI.
-use std::sync::mpsc;
-use std::thread;
+use harness::conformance::within;
 use std::time::Duration;
 
 use fan_in::burst::Tally;
@@ -12,19 +11,9 @@ use fan_in::{Design, PER_WORKER};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Runs `f` on its own thread and fails with `what` if it takes over `LIMIT`.
-fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(LIMIT)
-        .unwrap_or_else(|_| panic!("{what} did not finish within {LIMIT:?}: a design hangs"))
-}
-
 #[test]
 fn every_design_delivers_every_byte_with_the_right_checksum() {
-    within("the delivery check", || {
+    within(LIMIT, "the delivery check", || {
         for placement in [Placement::Pinned, Placement::Free] {
             let mut rig = Rig::new(placement).unwrap();
             for kind in SinkKind::ALL {
@@ -58,7 +47,7 @@ fn every_design_delivers_every_byte_with_the_right_checksum() {
 #[test]
 fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
     use fan_in::placement::current_cpus;
-    within("the pinning check", || {
+    within(LIMIT, "the pinning check", || {
         let allowed = current_cpus().unwrap();
         let mut rig = Rig::new(Placement::Pinned).unwrap();
         assert_eq!(rig.placement(), Placement::Pinned);
@@ -99,7 +88,7 @@ fn a_pinned_rig_pins_its_workers_and_hands_the_driver_back() {
 
 #[test]
 fn the_consumer_finishes_when_the_producers_do() {
-    within("the bursts", || {
+    within(LIMIT, "the bursts", || {
         let rt = runtime().unwrap();
         rt.block_on(async {
             for design in Design::ALL {
@@ -145,7 +134,7 @@ fn only_the_right_multiset_of_bytes_passes_the_checksum() {
 
 #[test]
 fn the_tcp_sink_rejects_bytes_nobody_expected() {
-    within("the stray-byte check", || {
+    within(LIMIT, "the stray-byte check", || {
         let server = TcpSinkServer::start(None).unwrap();
         let rt = runtime().unwrap();
         let mut sink = rt.block_on(server.connect()).unwrap();
@@ -162,7 +151,7 @@ fn the_tcp_sink_rejects_bytes_nobody_expected() {
 
 #[test]
 fn a_short_delivery_is_an_error_not_a_measurement() {
-    within("the short-delivery check", || {
+    within(LIMIT, "the short-delivery check", || {
         let server = TcpSinkServer::start(None).unwrap();
         let rt = runtime().unwrap();
         let mut sink = rt.block_on(server.connect()).unwrap();

@@ -2,8 +2,8 @@
 //! does the work its stop point promises, checked at the sink; the
 //! published stop points really end before the work does; the consumer can
 //! run on the driver's thread; the counted swaps count every push.
-use std::sync::{mpsc, Arc};
-use std::thread;
+use harness::conformance::within;
+use std::sync::Arc;
 use std::time::Duration;
 
 use fan_in::burst::Tally;
@@ -17,19 +17,9 @@ use fan_in::Design;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// Runs `f` on its own thread and fails with `what` if it takes over `LIMIT`.
-fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(LIMIT)
-        .unwrap_or_else(|_| panic!("{what} did not finish within {LIMIT:?}"))
-}
-
 #[test]
 fn every_step_on_the_published_driver_delivers_what_its_stop_point_promises() {
-    within("the published-driver steps", || {
+    within(LIMIT, "the published-driver steps", || {
         let steps = Step::ALL.iter().filter(|s| !s.recipe().on_rig);
         for &step in steps {
             let mut designs = DESIGNS.to_vec();
@@ -68,7 +58,7 @@ fn every_step_on_the_published_driver_delivers_what_its_stop_point_promises() {
 
 #[test]
 fn the_published_stop_points_end_before_the_work_does() {
-    within("the published stop points", || {
+    within(LIMIT, "the published stop points", || {
         // The swap's: the first producer to finish. 4,096 producers of a
         // thousand pushes take far longer than one producer's thousand, so
         // most are cancelled unstarted. (From step 1 the consumer yields
@@ -103,7 +93,7 @@ fn the_published_stop_points_end_before_the_work_does() {
 
 #[test]
 fn a_consumer_on_the_driver_thread_and_the_other_runtimes_deliver_every_byte() {
-    within("the rig variants", || {
+    within(LIMIT, "the rig variants", || {
         for threads in [Threads::PerCore, Threads::OneWorker, Threads::CurrentThread] {
             let mut rig = Rig::with(Placement::Pinned, threads).unwrap();
             assert_eq!(rig.threads(), threads);
@@ -156,7 +146,7 @@ fn a_consumer_on_the_driver_thread_and_the_other_runtimes_deliver_every_byte() {
 
 #[test]
 fn the_counted_swaps_count_every_push_and_deliver_every_byte() {
-    within("the counted swaps", || {
+    within(LIMIT, "the counted swaps", || {
         for threads in [Threads::PerCore, Threads::OneWorker] {
             let mut rig = Rig::with(Placement::Pinned, threads).unwrap();
             for design in [Design::StdMutexSwap, Design::TokioMutexSwap] {

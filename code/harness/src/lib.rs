@@ -14,6 +14,7 @@ pub mod chapter;
 pub mod check;
 pub mod claims;
 pub mod cli;
+pub mod conformance;
 pub mod fixtures;
 pub mod grid;
 pub mod lock;

@@ -1,6 +1,6 @@
 //! Every variant does exactly the work it claims: the counter ends where the
 //! arithmetic says, in every shape, on every runtime the chapter uses.
-use std::sync::mpsc;
+use harness::conformance::within;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,18 +15,6 @@ use mutex_cost::{
 };
 
 const LIMIT: Duration = Duration::from_secs(30);
-
-/// Runs `f` on its own thread and fails the test if it takes longer than LIMIT:
-/// a lock or actor bug would otherwise hang the suite.
-fn within_limit<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(LIMIT).unwrap_or_else(|_| {
-        panic!("{what} did not finish within {LIMIT:?}: a lock or the actor is stuck")
-    })
-}
 
 fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
     match workers {
@@ -46,7 +34,7 @@ fn join_all_ends_exact<C: Counter>(name: &str) {
     for workers in [None, Some(1), Some(2)] {
         for futures in [1, 1_000, 10_000] {
             let what = format!("{name} join_all {futures} futures, workers {workers:?}");
-            let value = within_limit(&what, move || {
+            let value = within(LIMIT, &what, move || {
                 runtime(workers)
                     .block_on(async { join_all_round(Arc::new(C::start()), futures).await })
             });
@@ -59,7 +47,7 @@ fn spawned_ends_exact<C: Counter>(name: &str) {
     for workers in [1, 2, 4] {
         let futures = 100 * CONTENDING_TASKS;
         let what = format!("{name} spawned {futures} futures on {workers} workers");
-        let value = within_limit(&what, move || {
+        let value = within(LIMIT, &what, move || {
             runtime(Some(workers)).block_on(async {
                 let counter = Arc::new(C::start());
                 spawned_round(counter.clone(), futures, CONTENDING_TASKS)
@@ -167,7 +155,7 @@ fn a_timed_round_of_a_broken_counter_fails_its_check() {
 
 #[test]
 fn the_published_shape_reaches_200_000() {
-    let value = within_limit("published shape", || {
+    let value = within(LIMIT, "published shape", || {
         runtime(Some(2))
             .block_on(async { join_all_round(Arc::new(TokioMutexCounter::start()), 100_000).await })
     });
@@ -224,7 +212,7 @@ fn uncontended_loops_do_every_operation() {
 
 #[test]
 fn an_uncontended_tokio_lock_still_yields_to_the_coop_budget() {
-    let (pending, value) = within_limit("co-op probe", || {
+    let (pending, value) = within(LIMIT, "co-op probe", || {
         runtime(Some(2)).block_on(uncontended::tokio_lock_pending_count(10_000))
     });
     assert_eq!(value, 10_000);
@@ -249,7 +237,7 @@ fn every_heartbeat_load_sees_every_beat_and_counts_every_acquisition() {
             run_for: Duration::from_millis(100),
         };
         // `run` itself fails when beats go missing or the counter disagrees.
-        let report = within_limit(load.name(), move || heartbeat::run(load, setup)).unwrap();
+        let report = within(LIMIT, load.name(), move || heartbeat::run(load, setup)).unwrap();
         assert!(
             report.beats_sent >= 50,
             "{}: only {} beats",
@@ -275,7 +263,7 @@ fn the_budget_first_tokio_counter_ends_at_the_exact_value() {
 fn placed_rounds_end_exact<C: Counter>(name: &str) {
     for futures in [1, 1_000] {
         let what = format!("{name} placed rounds, {futures} futures");
-        let (in_task, per_future) = within_limit(&what, move || {
+        let (in_task, per_future) = within(LIMIT, &what, move || {
             runtime(Some(2)).block_on(async {
                 (
                     join_all_round_in_task(Arc::new(C::start()), futures)
@@ -317,7 +305,7 @@ fn every_driver_runs_every_lock_and_validates_each_round() {
                 let what = format!("{} {} {}", lock.name(), driver.name(), runtime.describe());
                 let rt = runtime.clone();
                 // run_rounds fails unless every round ended at 2 × futures.
-                let costs = within_limit(&what, move || run_rounds(lock, driver, &rt, 500, 3))
+                let costs = within(LIMIT, &what, move || run_rounds(lock, driver, &rt, 500, 3))
                     .unwrap_or_else(|e| panic!("{what}: {e:#}"));
                 assert_eq!(costs.len(), 3, "{what}");
                 assert!(costs.iter().all(|c| c.ns > 0), "{what}: {costs:?}");
@@ -336,7 +324,7 @@ fn polls_show_the_budget_at_work_and_nothing_else() {
     let ct = RuntimeUsed::current_thread();
     let count = |lock, driver, rt: &RuntimeUsed| {
         let rt = rt.clone();
-        within_limit("poll count", move || {
+        within(LIMIT, "poll count", move || {
             poll_count(lock, driver, &rt, futures).unwrap()
         })
     };
@@ -378,6 +366,6 @@ fn every_counted_case_validates_its_work_outside_callgrind() {
     // Each case panics unless its counter ends where the arithmetic says.
     for case in mutex_cost::counted::COUNTED {
         let run = case.run;
-        within_limit(case.name, move || run(300));
+        within(LIMIT, case.name, move || run(300));
     }
 }

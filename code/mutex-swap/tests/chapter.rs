@@ -142,47 +142,30 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         "a duplicated point must be rejected"
     );
 
+    // Every exhibit renders (the conformance suite, tests/conformance.rs);
+    // two have shapes of their own.
     let book = fixtures::book::<MutexSwap>(data);
-    for exhibit in MutexSwap::EXHIBITS {
-        let blocks = fixtures::render::<MutexSwap>(exhibit.name, &book);
-        assert!(!blocks.is_empty(), "exhibit {} is empty", exhibit.name);
-        let markdown =
-            harness::render::exhibit_markdown("mutex-swap", exhibit.name, &book, &blocks);
-        assert!(
-            !markdown.trim().is_empty(),
-            "exhibit {} renders nothing",
-            exhibit.name
-        );
-        if exhibit.name == "profiles" {
-            // The smoke run records its profiles: drawn, with their table.
-            let Block::Drawn(fig) = &blocks[0] else {
-                panic!("profiles exhibit does not open with its figure: {blocks:?}")
-            };
-            roxmltree::Document::parse(&fig.svg).expect("the flame graphs are well-formed SVG");
-            assert!(matches!(blocks[1], Block::Table(_)), "{blocks:?}");
-            assert!(
-                markdown.contains("data-blocks=\"figure,table,text\""),
-                "{}",
-                &markdown[..300]
-            );
-        }
-        if exhibit.name == "verdicts" {
-            let Block::Verdicts(vs) = &blocks[0] else {
-                panic!("verdicts exhibit is not a Block::Verdicts")
-            };
-            assert_eq!(vs.len(), MutexSwap::CLAIMS.len());
-            assert!(
-                vs.iter().all(|v| v.outcome != Outcome::NotMeasured),
-                "{vs:?}"
-            );
-        }
-    }
-    // Every table also goes out as a CSV download.
-    for (name, table) in harness::cli::tables::<MutexSwap>(&book).unwrap() {
-        let csv = harness::render::csv::table(&table)
-            .unwrap_or_else(|e| panic!("{name} does not write as CSV: {e:#}"));
-        assert!(csv.lines().count() > table.rows.len(), "{name}: {csv}");
-    }
+    // The smoke run records its profiles: drawn, with their table.
+    let blocks = fixtures::render::<MutexSwap>("profiles", &book);
+    let markdown = harness::render::exhibit_markdown("mutex-swap", "profiles", &book, &blocks);
+    let Block::Drawn(fig) = &blocks[0] else {
+        panic!("profiles exhibit does not open with its figure: {blocks:?}")
+    };
+    roxmltree::Document::parse(&fig.svg).expect("the flame graphs are well-formed SVG");
+    assert!(matches!(blocks[1], Block::Table(_)), "{blocks:?}");
+    assert!(
+        markdown.contains("data-blocks=\"figure,table,text\""),
+        "{}",
+        &markdown[..300]
+    );
+    let Block::Verdicts(vs) = &fixtures::render::<MutexSwap>("verdicts", &book)[0] else {
+        panic!("verdicts exhibit is not a Block::Verdicts")
+    };
+    assert_eq!(vs.len(), MutexSwap::CLAIMS.len());
+    assert!(
+        vs.iter().all(|v| v.outcome != Outcome::NotMeasured),
+        "{vs:?}"
+    );
     let store = Store::new(harness::code_dir().join("results"));
     let err = harness::cli::render_exhibit::<MutexSwap>("no-such-exhibit", &store)
         .unwrap_err()
@@ -190,22 +173,15 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
     assert!(err.contains("unknown exhibit"), "{err}");
 }
 
+/// The headline is FAN-4's (that every estimate is finite, inside its
+/// interval, is the conformance suite's).
 #[test]
-fn headline_names_finite_estimates_inside_their_intervals() {
+fn the_headline_is_fan_4s() {
     let headline = MutexSwap::headline(&smoke());
     assert!(!headline.is_empty(), "a smoke run has headline estimates");
     for (name, e) in &headline {
         assert!(name.starts_with("FAN-4"), "{name}");
-        assert!(
-            [e.lower_ns, e.point_ns, e.upper_ns]
-                .iter()
-                .all(|v| v.is_finite() && *v > 0.0),
-            "{name}: {e:?}"
-        );
-        assert!(
-            e.lower_ns <= e.point_ns && e.point_ns <= e.upper_ns,
-            "{name}: {e:?}"
-        );
+        assert!(e.lower_ns > 0.0, "{name}: {e:?}");
     }
 }
 

@@ -1,7 +1,6 @@
 //! Every design delivers every message exactly once, with every wait
 //! strategy, and a consumer that would hang fails the test instead.
-use std::sync::mpsc;
-use std::thread;
+use harness::conformance::within;
 use std::time::Duration;
 
 use mutex_swap::experiment::run_bursts;
@@ -15,20 +14,6 @@ const ALL_DESIGNS: [Design; 6] = [
     Design::ShardedSwap,
     Design::StdMutexDrainLocked,
 ];
-
-/// Runs `f` on its own thread and fails with `what` if it takes longer than `limit`.
-fn within<T: Send + 'static>(
-    limit: Duration,
-    what: &str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("{what} did not finish within {limit:?}"))
-}
 
 #[test]
 fn every_design_and_wait_delivers_each_message_once() {

@@ -49,7 +49,12 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
 
 /// What a results file must show before it is rendered.
 pub fn check(data: &Data) -> Result<()> {
-    ensure!(data.batch > 0, "a batch of no messages measures nothing");
+    ensure!(
+        data.batch == crate::BATCH,
+        "a batch of {} messages, where every variant moves {}: not this chapter's work",
+        data.batch,
+        crate::BATCH
+    );
     Ok(())
 }
 

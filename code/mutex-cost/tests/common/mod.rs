@@ -13,15 +13,13 @@ pub fn smoke_file() -> &'static ResultsFile<Data> {
     RUN.get_or_init(|| {
         fixtures::smoke_run::<MutexCost>(|| {
             // A stuck lock or actor must fail the test, not hang the suite.
-            let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                let progress = Progress::hidden("mutex-cost");
-                let _ = tx.send(measure_in_memory::<MutexCost>(Profile::Smoke, progress));
-            });
-            Ok(rx
-                .recv_timeout(std::time::Duration::from_secs(180))
-                .expect("the smoke profile did not finish within three minutes")?
-                .0)
+            let limit = std::time::Duration::from_secs(180);
+            Ok(
+                harness::conformance::within(limit, "the smoke profile", || {
+                    measure_in_memory::<MutexCost>(Profile::Smoke, Progress::hidden("mutex-cost"))
+                })?
+                .0,
+            )
         })
     })
 }
