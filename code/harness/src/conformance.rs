@@ -41,6 +41,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 mod checks;
+mod page;
 mod step;
 #[cfg(test)]
 mod tests;
@@ -154,7 +155,7 @@ impl Suite {
             ("export", checks::export),
             ("refusals", checks::refusals),
             ("hostile", checks::hostile),
-            ("page", checks::page),
+            ("page", page::page),
         ]
     }
 

@@ -165,31 +165,19 @@ mod tests {
     fn optional_settings_have_defaults_and_bad_ones_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("chapters.toml");
+        fn settings(c: &ChapterInfo) -> (&str, &str, &str, bool) {
+            (&c.question, &c.intro, &c.releases_profile, c.cross_arch)
+        }
         let base = "[[chapter]]\nname = \"a\"\ntitle = \"T\"\nsearch = \"s\"\n";
         std::fs::write(&file, base).unwrap();
-        let c = &read(&file).unwrap()[0];
-        assert_eq!(
-            (
-                c.question.as_str(),
-                c.intro.as_str(),
-                c.releases_profile.as_str(),
-                c.cross_arch
-            ),
-            ("", "", "quick", false)
-        );
+        assert_eq!(settings(&read(&file).unwrap()[0]), ("", "", "quick", false));
         std::fs::write(
             &file,
             format!("{base}question = \"q?\"\nintro = \"i.\"\nreleases_profile = \"full\"\ncross_arch = true\n"),
         )
         .unwrap();
-        let c = &read(&file).unwrap()[0];
         assert_eq!(
-            (
-                c.question.as_str(),
-                c.intro.as_str(),
-                c.releases_profile.as_str(),
-                c.cross_arch
-            ),
+            settings(&read(&file).unwrap()[0]),
             ("q?", "i.", "full", true)
         );
         let err = |extra: &str| {

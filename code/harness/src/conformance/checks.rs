@@ -61,12 +61,7 @@ pub(crate) fn render_all(
             ],
         )?
         .success()?;
-    let v: Value = serde_json::from_str(out.stdout.trim()).with_context(|| {
-        format!(
-            "render-all printed no JSON: {}",
-            super::step::tail(&out.stdout)
-        )
-    })?;
+    let v = json_of("render-all", &out.stdout)?;
     if let Some(Value::String(e)) = v.pointer("/findings/Err") {
         bail!("render-all: the findings failed: {e}");
     }
@@ -207,13 +202,18 @@ fn kinds_shown(listed: &Listed, all: &BTreeMap<String, Result<String, String>>) 
     problems
 }
 
+/// What a step printed, read as JSON (the error quotes its last lines).
+fn json_of(step: &str, stdout: &str) -> Result<Value> {
+    serde_json::from_str(stdout.trim())
+        .with_context(|| format!("{step} printed no JSON: {}", super::step::tail(stdout)))
+}
+
 /// `headline <file>`: the estimates, by name.
 pub(crate) fn headline_of(s: &Subject, file: &Path) -> Result<Vec<(String, [Option<f64>; 3])>> {
     let out = s
         .step("headline", &["headline".as_ref(), file.as_os_str()])?
         .success()?;
-    let v: Value = serde_json::from_str(out.stdout.trim())
-        .with_context(|| format!("headline printed no JSON: {}", out.stdout))?;
+    let v = json_of("headline", &out.stdout)?;
     let estimates = v
         .get("estimates")
         .and_then(Value::as_array)
@@ -262,8 +262,7 @@ fn judged(s: &Subject, file: &Path) -> Result<Value> {
     let out = s
         .step("judge", &["judge".as_ref(), file.as_os_str()])?
         .success()?;
-    serde_json::from_str(out.stdout.trim())
-        .with_context(|| format!("judge printed no JSON: {}", out.stdout))
+    json_of("judge", &out.stdout)
 }
 
 /// Judging is a stage of its own, and deterministic: the same data judged
@@ -332,26 +331,6 @@ pub(crate) fn judge(s: &Subject) -> Result<()> {
     Ok(())
 }
 
-/// Every `(estimate name, number shown)` the markdown marks with
-/// `data-estimate`, in order.
-pub(crate) fn numbers_of(html: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = html;
-    while let Some(i) = rest.find("data-estimate=\"") {
-        rest = &rest[i + "data-estimate=\"".len()..];
-        let Some(end) = rest.find('"') else { break };
-        let name = html_escape::decode_html_entities(&rest[..end]).into_owned();
-        let Some(open) = rest.find('>') else { break };
-        let Some(close) = rest[open..].find('<') else {
-            break;
-        };
-        let shown = html_escape::decode_html_entities(&rest[open + 1..open + close]).into_owned();
-        out.push((name, shown));
-        rest = &rest[open + close..];
-    }
-    out
-}
-
 /// The answer under the chapter's question (the exhibit carrying
 /// `data-answer="<chapter>"`) names a headline estimate, when there are
 /// any, and each number it marks with a headline estimate's name is that
@@ -372,7 +351,7 @@ pub(crate) fn answer(s: &Subject) -> Result<()> {
         bail!("no exhibit carries the answer ({marker})");
     };
     let headline = headline_of(s, &s.file)?;
-    let marked = numbers_of(md);
+    let marked = crate::render::reader::numbers_of(md);
     let mut problems = Vec::new();
     if !headline.is_empty()
         && !marked
@@ -675,119 +654,7 @@ pub(crate) fn hostile(s: &Subject) -> Result<()> {
     join(problems)
 }
 
-/// The chapter's page: `src/<chapter>.md`, or the template's `page.md`.
-fn page_of(s: &Subject) -> Result<(PathBuf, PathBuf)> {
-    if let Some(page) = &s.suite.page {
-        let src = page
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        return Ok((page.clone(), src));
-    }
-    let code = crate::find_code_dir()?;
-    let src = code.join("..").join("src");
-    let chapter = &s.suite.chapter;
-    for page in [
-        src.join(format!("{chapter}.md")),
-        code.join(chapter).join("page.md"),
-    ] {
-        if page.is_file() {
-            return Ok((page, src));
-        }
-    }
-    bail!("chapter {chapter} has no page (src/{chapter}.md)")
-}
-
-/// Every `{{#include file:anchor}}` of the page shows code (mdBook would
-/// include nothing, silently), and every exhibit the page renders is one
-/// the chapter lists.
-pub(crate) fn page(s: &Subject) -> Result<()> {
-    let (page, src) = page_of(s)?;
-    let text =
-        std::fs::read_to_string(&page).with_context(|| format!("reading {}", page.display()))?;
-    let mut problems = Vec::new();
-    let mut includes = 0;
-    for include in text.split("{{#include ").skip(1) {
-        includes += 1;
-        let spec = include.split("}}").next().unwrap_or_default().trim();
-        if let Err(e) = included(&src, spec) {
-            problems.push(format!(
-                "{}: {{{{#include {spec}}}}}: {e:#}",
-                page.display()
-            ));
-        }
-    }
-    if includes == 0 {
-        problems.push(format!(
-            "{} includes no listing of the chapter's code",
-            page.display()
-        ));
-    }
-    let listed = listed(s)?;
-    let ask = format!("harness render {} ", s.suite.chapter);
-    for line in text.lines().filter(|l| l.contains("cmdrun")) {
-        if let Some((_, rest)) = line.split_once(&ask) {
-            let name = rest.split_whitespace().next().unwrap_or_default();
-            if !listed.exhibits.iter().any(|e| e == name) {
-                problems.push(format!(
-                    "{} renders exhibit {name:?}, which the chapter does not list",
-                    page.display()
-                ));
-            }
-        }
-    }
-    join(problems)
-}
-
-/// What `{{#include spec}}` shows, relative to `src`, is not empty.
-fn included(src: &Path, spec: &str) -> Result<()> {
-    let (file, part) = match spec.split_once(':') {
-        Some((f, p)) => (f, Some(p)),
-        None => (spec, None),
-    };
-    let path = src.join(file);
-    let source = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let shown: Vec<&str> = match part {
-        None => source.lines().collect(),
-        Some(p) if p.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
-            let mut bounds = p.split(':').map(|n| n.parse::<usize>().ok());
-            let from = bounds.next().flatten().unwrap_or(1).max(1);
-            let to = bounds.next().flatten().unwrap_or(usize::MAX);
-            source
-                .lines()
-                .skip(from - 1)
-                .take(to.saturating_sub(from - 1))
-                .collect()
-        }
-        Some(anchor) => {
-            let lines: Vec<&str> = source.lines().collect();
-            let is = |l: &str, mark: &str| {
-                l.split_once(mark)
-                    .is_some_and(|(_, name)| name.trim() == anchor)
-            };
-            let start = lines
-                .iter()
-                .position(|l| is(l, "ANCHOR: "))
-                .with_context(|| format!("{file} has no anchor {anchor}"))?;
-            let end = lines[start..]
-                .iter()
-                .position(|l| is(l, "ANCHOR_END: "))
-                .with_context(|| format!("{file}: anchor {anchor} is never closed"))?;
-            lines[start + 1..start + end]
-                .iter()
-                .copied()
-                .filter(|l| !l.contains("ANCHOR"))
-                .collect()
-        }
-    };
-    ensure!(
-        shown.iter().any(|l| !l.trim().is_empty()),
-        "{file}: shows nothing"
-    );
-    Ok(())
-}
-
-fn join(problems: Vec<String>) -> Result<()> {
+pub(crate) fn join(problems: Vec<String>) -> Result<()> {
     if problems.is_empty() {
         Ok(())
     } else {
