@@ -29,7 +29,9 @@ pub use record::{Place, RecordedExtra, RecordedPoint, RecordedSchedule, RigPolic
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slot<K> {
     pub key: K,
-    pub sampling: Sampling,
+    /// How criterion samples the slot; `None`: the chapter times it by hand
+    /// (its own clock, no criterion).
+    pub sampling: Option<Sampling>,
     /// The round this timing belongs to, 0-based. Extra rounds at the end
     /// continue the count; extra rounds after each round keep that round's.
     pub round: usize,
@@ -62,25 +64,27 @@ impl Rounds {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Planned<K> {
     pub key: K,
-    pub sampling: Sampling,
+    /// `None`: timed by hand (see [`Slot::sampling`]).
+    pub sampling: Option<Sampling>,
     pub rounds: Rounds,
 }
 
 impl<K> Planned<K> {
-    /// A point timed in every round.
-    pub fn every(key: K, sampling: Sampling) -> Self {
+    /// A point timed in every round: `sampling` is a [`Sampling`] for
+    /// criterion, or `None` for a point the chapter times by hand.
+    pub fn every(key: K, sampling: impl Into<Option<Sampling>>) -> Self {
         Planned {
             key,
-            sampling,
+            sampling: sampling.into(),
             rounds: Rounds::Every,
         }
     }
 
     /// A point timed in the first and the last round only.
-    pub fn first_and_last(key: K, sampling: Sampling) -> Self {
+    pub fn first_and_last(key: K, sampling: impl Into<Option<Sampling>>) -> Self {
         Planned {
             key,
-            sampling,
+            sampling: sampling.into(),
             rounds: Rounds::FirstAndLast,
         }
     }
@@ -304,14 +308,15 @@ impl<K: Clone + PartialEq + Serialize> Schedule<K> {
 
     /// Runs every slot in order: `rig` builds a rig when a slot's rig id
     /// differs from the one in use (the one in use goes to `finish` first),
-    /// `time` times one slot on the rig in use (announcing its own progress
-    /// step, building its own criterion id), and its results are gathered
+    /// `time` times one slot on the rig in use, with the slot's sampling
+    /// (`None`: by hand), announcing its own progress step and building its
+    /// own criterion id, and its results are gathered
     /// per key in the order they were timed. An error stops the run (the rig
     /// in use is dropped, not finished).
     pub fn run<R, M>(
         &self,
         mut rig: impl FnMut(&Slot<K>) -> Result<R>,
-        mut time: impl FnMut(&mut R, &K, Sampling, At) -> Result<M>,
+        mut time: impl FnMut(&mut R, &K, Option<Sampling>, At) -> Result<M>,
         mut finish: impl FnMut(R) -> Result<()>,
     ) -> Result<Parts<K, M>> {
         let mut parts = Parts::default();
@@ -397,10 +402,10 @@ impl<K: Clone + PartialEq + Serialize> Schedule<K> {
             }
             points.push(RecordedPoint {
                 key: key_values(value, &fields),
-                samples: sampling.samples,
-                warm_up_ns: sampling.warm_up.as_nanos() as u64,
-                measurement_ns: sampling.measurement.as_nanos() as u64,
-                flat: sampling.flat,
+                samples: sampling.map(|s| s.samples),
+                warm_up_ns: sampling.map(|s| s.warm_up.as_nanos() as u64),
+                measurement_ns: sampling.map(|s| s.measurement.as_nanos() as u64),
+                flat: sampling.map(|s| s.flat),
                 timings: regular,
                 extra_timings: extra,
                 deciding: extra > 0,

@@ -189,15 +189,23 @@ fn schedule_rows(
         rows.push(row("Rig", Cell::from(s.rig.describe())));
         rows.push(row(
             "Criterion samples per timing",
-            same(&s.points, |p| p.samples as f64, |v| Cell::count(v as u64)),
+            same(
+                &s.points,
+                |p| p.samples.map(|v| v as f64),
+                |v| Cell::count(v as u64),
+            ),
         ));
         rows.push(row(
             "Warm-up",
-            same(&s.points, |p| p.warm_up_ns as f64, Cell::nanos),
+            same(&s.points, |p| p.warm_up_ns.map(|v| v as f64), Cell::nanos),
         ));
         rows.push(row(
             "Measurement",
-            same(&s.points, |p| p.measurement_ns as f64, Cell::nanos),
+            same(
+                &s.points,
+                |p| p.measurement_ns.map(|v| v as f64),
+                Cell::nanos,
+            ),
         ));
         rows.push(row("Timings", Cell::count(s.steps as u64)));
     }
@@ -234,29 +242,50 @@ fn extras(s: &RecordedSchedule) -> String {
         .join("; ")
 }
 
-/// One value if every point has the same, else the range as words.
+/// One value if every point has the same, else the range as words; "by
+/// hand" when no point was timed by criterion, and ", the rest by hand"
+/// after the value or range of those that were, when some were not.
 fn same(
     points: &[RecordedPoint],
-    of: impl Fn(&RecordedPoint) -> f64,
+    of: impl Fn(&RecordedPoint) -> Option<f64>,
     cell: fn(f64) -> Cell,
 ) -> Cell {
-    let values: Vec<f64> = points.iter().map(of).collect();
+    let values: Vec<f64> = points.iter().filter_map(of).collect();
+    if points.is_empty() {
+        return Cell::from("no points");
+    }
+    if values.is_empty() {
+        return Cell::from(BY_HAND);
+    }
     let (lo, hi) = values
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
             (lo.min(v), hi.max(v))
         });
-    if values.is_empty() {
-        Cell::from("no points")
-    } else if lo == hi {
+    let rest = if values.len() < points.len() {
+        format!(", the rest {BY_HAND}")
+    } else {
+        String::new()
+    };
+    if lo == hi && rest.is_empty() {
         cell(lo)
+    } else if lo == hi {
+        Cell::from(format!("{}{rest}", cell(lo).markdown()))
     } else {
         Cell::from(format!(
-            "{} to {}",
+            "{} to {}{rest}",
             cell(lo).markdown(),
             cell(hi).markdown()
         ))
     }
+}
+
+/// What a point timed without criterion shows for criterion's sampling.
+const BY_HAND: &str = "by hand";
+
+/// A point's sampling cell: the value, or "by hand" (no criterion).
+fn sampled<T: Copy>(v: Option<T>, cell: impl Fn(T) -> Cell) -> Cell {
+    v.map_or_else(|| Cell::from(BY_HAND), cell)
 }
 
 /// Every point of one recorded schedule, in the order of its first timing.
@@ -279,7 +308,8 @@ fn points(s: &RecordedSchedule, machines: &[&str]) -> Table {
     let mut t = Table::new(
         format!(
             "Every point of the schedule {:?} as {} timed it, in the order of its first timing: \
-             criterion's samples, warm-up and measurement for each timing, the rounds it was \
+             criterion's samples, warm-up and measurement for each timing (\"by hand\": the \
+             chapter's own clock, no criterion), the rounds it was \
              timed in and the extra rounds of a point a claim is decided on.",
             escape(&s.name),
             machines.join(", ")
@@ -291,9 +321,9 @@ fn points(s: &RecordedSchedule, machines: &[&str]) -> Table {
     for p in &s.points {
         let mut row: Vec<Cell> = p.key.iter().map(key_cell).collect();
         row.extend([
-            Cell::count(p.samples as u64),
-            Cell::nanos(p.warm_up_ns as f64),
-            Cell::nanos(p.measurement_ns as f64),
+            sampled(p.samples, |v| Cell::count(v as u64)),
+            sampled(p.warm_up_ns, |v| Cell::nanos(v as f64)),
+            sampled(p.measurement_ns, |v| Cell::nanos(v as f64)),
             Cell::count(p.timings as u64),
             Cell::count(p.extra_timings as u64),
             Cell::from(if p.deciding { "yes" } else { "" }),

@@ -1,6 +1,6 @@
 //! The run: the plan of points a profile measures, and the loop that times
 //! them round after round.
-use anyhow::Result;
+use anyhow::{Context, Result};
 use harness::schedule::{At, Planned, Schedule};
 use harness::timing::{Sampling, Timing};
 use harness::{Lab, Profile};
@@ -153,6 +153,7 @@ pub fn measure(lab: &Lab) -> Result<Data> {
     let parts = schedule.run(
         |_| Ok(()),
         |(), &key, sampling, at| {
+            let sampling = sampling.context("every point of mutex-swap is timed by criterion")?;
             let (_, design, wait, producers, work_rounds) = key;
             let (id, step) = round_step(key, at);
             progress.step(step);

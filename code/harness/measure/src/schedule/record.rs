@@ -67,11 +67,17 @@ pub struct RecordedExtra {
 pub struct RecordedPoint {
     /// The key's value for each of the schedule's `fields`.
     pub key: Vec<Value>,
-    pub samples: usize,
-    pub warm_up_ns: u64,
-    pub measurement_ns: u64,
+    /// Criterion's sampling of each timing; all four absent for a point the
+    /// chapter timed by hand (no criterion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement_ns: Option<u64>,
     /// Criterion's flat sampling mode (`Sampling::flat`).
-    pub flat: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flat: Option<bool>,
     /// Timings in regular rounds.
     pub timings: usize,
     /// Timings in extra rounds.
@@ -141,6 +147,17 @@ impl RecordedSchedule {
                 "schedule {name:?}: point {i} has {} regular timings in {} rounds",
                 p.timings,
                 self.rounds
+            );
+            let criterion = [
+                p.samples.is_some(),
+                p.warm_up_ns.is_some(),
+                p.measurement_ns.is_some(),
+                p.flat.is_some(),
+            ];
+            ensure!(
+                criterion.iter().all(|&c| c) || criterion.iter().all(|&c| !c),
+                "schedule {name:?}: point {i} has part of criterion's sampling (samples, \
+                 warm-up, measurement, flat: all four, or none for a point timed by hand)"
             );
             ensure!(
                 !self.points[..i].iter().any(|q| q.key == p.key),

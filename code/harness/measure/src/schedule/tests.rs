@@ -117,7 +117,7 @@ fn a_first_and_last_point_is_timed_in_two_rounds_only() {
     assert_eq!(nine, vec![0, 3]);
     let r = s.record();
     assert_eq!(r.points[1].timings, 2);
-    assert_eq!(r.points[1].samples, 3);
+    assert_eq!(r.points[1].samples, Some(3));
     r.check().unwrap();
 }
 
@@ -235,7 +235,7 @@ fn a_fresh_rig_each_round_is_built_and_finished_once_per_round_and_extra_round()
 fn slots_given_by_hand_keep_their_rigs_and_one_sampling_per_key() {
     let slot = |key, round, rig| Slot {
         key,
-        sampling: S,
+        sampling: Some(S),
         round,
         extra: 0,
         rig: Some(rig),
@@ -250,7 +250,7 @@ fn slots_given_by_hand_keep_their_rigs_and_one_sampling_per_key() {
     assert_eq!(built, [0, 1, 2, 3].map(Some).to_vec());
     assert_eq!(s.record().rig, RigPolicy::Rigs(4));
     let mut other = slot(1, 1, 0);
-    other.sampling = HEAVY;
+    other.sampling = Some(HEAVY);
     let err = Schedule::from_slots("bad", vec![slot(1, 0, 0), other])
         .unwrap_err()
         .to_string();
@@ -286,8 +286,8 @@ fn the_record_summarises_each_key_and_reads_back() {
     assert_eq!(r.points[0].key, vec![Value::from("a"), Value::from(1)]);
     assert_eq!((r.points[1].timings, r.points[1].extra_timings), (3, 21));
     assert_eq!(r.points[1].all_timings(), 24);
-    assert_eq!(r.points[0].warm_up_ns, 1_000_000);
-    assert_eq!(r.points[0].measurement_ns, 2_000_000);
+    assert_eq!(r.points[0].warm_up_ns, Some(1_000_000));
+    assert_eq!(r.points[0].measurement_ns, Some(2_000_000));
     assert_eq!(r.point(&("a", 2)).unwrap().all_timings(), 24);
     assert_eq!(r.point(&("a", 1)).unwrap().all_timings(), 3);
     assert!(r.point(&("c", 1)).is_none());
@@ -317,7 +317,7 @@ fn the_record_summarises_each_key_and_reads_back() {
         "late",
         vec![Slot {
             key: 1u32,
-            sampling: S,
+            sampling: Some(S),
             round: 0,
             extra: 1,
             rig: None,
@@ -352,4 +352,39 @@ fn an_error_stops_the_run_at_that_slot() {
         .unwrap_err();
     assert_eq!(calls, 3);
     assert!(err.to_string().contains("invalid timing"));
+}
+
+#[test]
+fn a_point_timed_by_hand_is_recorded_without_criterion_sampling() {
+    let points = [Planned::every(1u32, S), Planned::every(2u32, None)];
+    let s = Schedule::across("mixed", 2, &points);
+    let mut told = Vec::new();
+    s.run(
+        |_| Ok(()),
+        |(), &key, sampling, _| {
+            told.push((key, sampling.map(|x| x.samples)));
+            Ok(())
+        },
+        |()| Ok(()),
+    )
+    .unwrap();
+    let s10 = Some(S.samples);
+    assert_eq!(told, [(1, s10), (2, None), (1, s10), (2, None)]);
+    let r = s.record();
+    r.check().unwrap();
+    let by_hand = serde_json::to_value(&r.points[1]).unwrap();
+    for field in ["samples", "warm_up_ns", "measurement_ns", "flat"] {
+        assert!(by_hand.get(field).is_none(), "{field} written: {by_hand}");
+        assert!(serde_json::to_value(&r.points[0])
+            .unwrap()
+            .get(field)
+            .is_some());
+    }
+    let back: RecordedSchedule = serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+    assert_eq!(back, r);
+    // Half of criterion's sampling is neither criterion's nor by hand.
+    let mut half = r.clone();
+    half.points[0].flat = None;
+    let err = half.check().unwrap_err().to_string();
+    assert!(err.contains("part of criterion's sampling"), "{err}");
 }

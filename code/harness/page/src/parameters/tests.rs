@@ -220,3 +220,60 @@ fn every_column_must_list_the_same_settings() {
     let err = render::<Uneven>(&book(Vec::new())).unwrap_err().to_string();
     assert!(err.contains("must list the same"), "{err}");
 }
+
+#[test]
+fn points_timed_by_hand_say_so_instead_of_criterion_sampling() {
+    let s = Sampling::new(10, 20, 50);
+    let mixed = Schedule::across(
+        "windows",
+        2,
+        &[
+            Planned::every(("a".to_string(), 1u64), s),
+            Planned::every(("b".to_string(), 8u64), None),
+        ],
+    )
+    .fields(&["design", "size"]);
+    let all_by_hand = Schedule::across(
+        "by hand",
+        2,
+        &[Planned::every(("c".to_string(), 2u64), None)],
+    )
+    .fields(&["design", "size"]);
+    let data = Data {
+        threads: 1,
+        schedules: vec![mixed.record(), all_by_hand.record()],
+    };
+    let t = tables(render::<Toy>(&book(vec![run("m1", data)])).unwrap());
+    let runs = &t[1];
+    assert_eq!(
+        row(runs, "windows: Criterion samples per timing")[1],
+        Cell::from("10, the rest by hand")
+    );
+    assert_eq!(
+        row(runs, "windows: Measurement")[1],
+        Cell::from(format!(
+            "{}, the rest by hand",
+            Cell::nanos(50e6).markdown()
+        ))
+    );
+    assert_eq!(
+        row(runs, "by hand: Warm-up")[1],
+        Cell::from("by hand"),
+        "no point of the schedule timed by criterion"
+    );
+    let windows = &t[2];
+    assert_eq!(windows.rows[0][2], Cell::count(10));
+    assert_eq!(
+        windows.rows[1][2..5],
+        [
+            Cell::from("by hand"),
+            Cell::from("by hand"),
+            Cell::from("by hand")
+        ]
+    );
+    assert!(
+        windows.caption.contains("\"by hand\""),
+        "{}",
+        windows.caption
+    );
+}

@@ -49,7 +49,8 @@ fn scheduled(profile: Profile) -> Vec<(Key, usize, String, String)> {
         |_| Ok(()),
         |(), &key, used, at| {
             assert_eq!(
-                used, sampling,
+                used,
+                Some(sampling),
                 "{profile:?} {key:?}: one sampling for every point"
             );
             let (id, step) = round_step(key, at);
