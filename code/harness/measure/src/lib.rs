@@ -15,6 +15,7 @@ pub mod counts;
 pub mod experiment;
 pub mod fixtures;
 pub mod lab;
+pub mod latency;
 pub mod machine;
 pub mod process;
 pub mod progress;
