@@ -457,3 +457,84 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
     refused(&convert(&[&wrong]), "is not valid JSON");
     refused(&convert(&[]), "name the schema-1 or schema-2 results files");
 }
+
+#[test]
+fn judge_lists_what_to_judge_again_and_write_stores_what_judging_gives() {
+    let committed = harness::code_dir().join("results/alloc-probe");
+    let machine_file = fs::read_dir(&committed)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && !p
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("published-")
+        })
+        .expect("a committed alloc-probe results file");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&fs::read(&machine_file).unwrap()).unwrap();
+    // Judged by older page code (a schema-2 file was judged by none).
+    let expect_before = match v.get_mut("analysis") {
+        Some(a) => {
+            a["judged_by"] = "an older page".into();
+            "judged by older page code"
+        }
+        None => "has no analysis",
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("alloc-probe")
+        .join(machine_file.file_name().unwrap());
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = serde_json::to_vec_pretty(&v).unwrap();
+    fs::write(&file, &before).unwrap();
+    let said = |out: &Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    // Listing writes nothing.
+    let out = harness(&["judge", "alloc-probe"], dir.path());
+    let listed = said(&out);
+    assert!(
+        listed.contains(&format!("{}: {expect_before}", file.display())),
+        "{listed}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 file(s) to judge again"));
+    assert_eq!(fs::read(&file).unwrap(), before);
+
+    // --write stores the analysis and leaves the data alone.
+    said(&harness(&["judge", "--write", "alloc-probe"], dir.path()));
+    let judged: serde_json::Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    assert_eq!(judged["schema_version"], 3);
+    assert_eq!(judged["data"], v["data"], "only the analysis changes");
+    assert_ne!(judged["analysis"]["judged_by"], "an older page");
+    let listed = said(&harness(&["judge", "alloc-probe"], dir.path()));
+    assert!(
+        listed.contains(&format!("{}: current", file.display())),
+        "{listed}"
+    );
+
+    // An analysis edited by hand is told apart from an old one.
+    let mut edited = judged.clone();
+    edited["analysis"]["verdicts"][0]["evidence"] = "edited by hand".into();
+    fs::write(&file, serde_json::to_vec_pretty(&edited).unwrap()).unwrap();
+    let listed = said(&harness(&["judge", "alloc-probe"], dir.path()));
+    assert!(
+        listed.contains("differs from judging its data now"),
+        "{listed}"
+    );
+
+    refused(
+        &harness(&["judge", "fan-out"], dir.path()),
+        "unknown chapter \"fan-out\"",
+    );
+}
