@@ -16,6 +16,7 @@ use harness_measure::schedule::{RecordedPoint, RecordedSchedule};
 use harness_measure::Experiment;
 
 use crate::chapter::{Book, Exhibit, ExhibitKind, Run};
+use crate::page::Page;
 use crate::render::blocks::{Block, Cell, Table};
 
 /// One named value of a chapter's set-up: a setting from its code, or a
@@ -39,7 +40,9 @@ impl Setting {
 
 /// What a chapter adds to the built-in parameters exhibit: its set-up,
 /// beside the schedules its experiment gives (`Experiment::schedules`).
-pub trait Parameters: Experiment {
+/// Implemented by the chapter's page (the binary's), so its words can
+/// change without touching what the fingerprint covers.
+pub trait Parameters: Page {
     /// The first words of the caption of the table of profiles.
     const ABOUT: &'static str = "";
     /// The set-up of `profile`, from the code: the same names, in the same
@@ -75,7 +78,9 @@ pub fn render<C: Parameters>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let recorded: Vec<Vec<RecordedSchedule>> = book
         .runs
         .iter()
-        .map(|run| C::schedules(run.provenance.profile, Some(&run.data)))
+        .map(|run| {
+            <C::Experiment as Experiment>::schedules(run.provenance.profile, Some(&run.data))
+        })
         .collect();
     blocks.push(Block::Table(runs::<C>(book, &recorded)?));
     // One table of points per schedule the runs recorded alike.
@@ -102,7 +107,10 @@ fn profiles<C: Parameters>() -> Result<Table> {
         .iter()
         .map(|&p| {
             let mut col = C::per_profile(p);
-            col.extend(schedule_rows(&C::schedules(p, None), None));
+            col.extend(schedule_rows(
+                &<C::Experiment as Experiment>::schedules(p, None),
+                None,
+            ));
             col
         })
         .collect();

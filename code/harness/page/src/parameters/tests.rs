@@ -45,7 +45,28 @@ impl Experiment for Toy {
     }
 }
 
-impl Parameters for Toy {
+/// A page that only shows the exhibit (the parameters are the page's).
+macro_rules! page_of {
+    ($page:ident, $experiment:ty) => {
+        struct $page;
+        impl Page for $page {
+            type Data = Data;
+            type Experiment = $experiment;
+            const CLAIMS: &'static [harness_core::Claim] = &[];
+            const EXHIBITS: &'static [Exhibit<Data>] = &[];
+            fn check(_: &Data) -> Result<()> {
+                Ok(())
+            }
+            fn judge(_: &crate::page::Judged<Data>, _: &mut crate::page::Judge) -> Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+page_of!(ToyPage, Toy);
+page_of!(UnevenPage, Uneven);
+
+impl Parameters for ToyPage {
     const ABOUT: &'static str = "Toy parameters.";
     fn per_profile(profile: Profile) -> Vec<Setting> {
         vec![Setting::new("Bursts", Cell::count(profile.pick(1, 2, 3)))]
@@ -97,7 +118,7 @@ fn row<'a>(t: &'a Table, name: &str) -> &'a [Cell] {
 
 #[test]
 fn profiles_show_the_set_up_and_the_schedule_from_the_code() {
-    let t = tables(render::<Toy>(&book(Vec::new())).unwrap());
+    let t = tables(render::<ToyPage>(&book(Vec::new())).unwrap());
     assert_eq!(t.len(), 1, "no run: the profiles only");
     let t = &t[0];
     assert_eq!(t.header, vec!["Setting", "smoke", "quick", "full"]);
@@ -141,7 +162,7 @@ fn runs_show_their_record_and_every_point_escaped() {
         threads: 7,
         schedules: vec![recorded],
     };
-    let t = tables(render::<Toy>(&book(vec![run("m1", data)])).unwrap());
+    let t = tables(render::<ToyPage>(&book(vec![run("m1", data)])).unwrap());
     assert_eq!(t.len(), 3, "profiles, runs, the run's points");
     let runs = &t[1];
     assert_eq!(runs.header, vec!["Setting", "m1 (quick)"]);
@@ -179,11 +200,11 @@ fn runs_with_the_same_schedule_share_one_table_of_points() {
         schedules: vec![plan(Profile::Quick, design).record()],
     };
     let same = book(vec![run("m1", data(2, "b")), run("m2", data(4, "b"))]);
-    let t = tables(render::<Toy>(&same).unwrap());
+    let t = tables(render::<ToyPage>(&same).unwrap());
     assert_eq!(t.len(), 3);
     assert!(t[2].caption.contains("m1, m2"), "{}", t[2].caption);
     let other = book(vec![run("m1", data(2, "b")), run("m2", data(4, "c"))]);
-    assert_eq!(tables(render::<Toy>(&other).unwrap()).len(), 4);
+    assert_eq!(tables(render::<ToyPage>(&other).unwrap()).len(), 4);
 }
 
 #[test]
@@ -192,7 +213,7 @@ fn a_file_older_than_the_record_shows_the_code_plan_of_its_profile() {
         threads: 2,
         schedules: Vec::new(),
     };
-    let t = tables(render::<Toy>(&book(vec![run("m1", old)])).unwrap());
+    let t = tables(render::<ToyPage>(&book(vec![run("m1", old)])).unwrap());
     assert_eq!(row(&t[1], "Rounds")[1], Cell::count(3), "quick's plan");
     assert_eq!(t[2].rows[1][0], Cell::from("b"));
 }
@@ -208,7 +229,7 @@ impl Experiment for Uneven {
     }
 }
 
-impl Parameters for Uneven {
+impl Parameters for UnevenPage {
     fn per_profile(profile: Profile) -> Vec<Setting> {
         let name = if profile == Profile::Full { "B" } else { "A" };
         vec![Setting::new(name, Cell::count(1))]
@@ -217,7 +238,9 @@ impl Parameters for Uneven {
 
 #[test]
 fn every_column_must_list_the_same_settings() {
-    let err = render::<Uneven>(&book(Vec::new())).unwrap_err().to_string();
+    let err = render::<UnevenPage>(&book(Vec::new()))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("must list the same"), "{err}");
 }
 
@@ -243,7 +266,7 @@ fn points_timed_by_hand_say_so_instead_of_criterion_sampling() {
         threads: 1,
         schedules: vec![mixed.record(), all_by_hand.record()],
     };
-    let t = tables(render::<Toy>(&book(vec![run("m1", data)])).unwrap());
+    let t = tables(render::<ToyPage>(&book(vec![run("m1", data)])).unwrap());
     let runs = &t[1];
     assert_eq!(
         row(runs, "windows: Criterion samples per timing")[1],
