@@ -1,15 +1,16 @@
 //! What one run of the chapter measures and keeps: the results' data
-//! model, the run itself (`measure`), and the chapter's contract with the
-//! harness. This half decides the numbers, so it is in the results'
-//! fingerprint; `crate::book` only reads them, and is not.
+//! model, the run itself (`measure`), and the experiment half of the
+//! chapter's contract with the harness. This half decides the numbers, so
+//! it is in the results' fingerprint; the page (the binary's `page`, which
+//! this library cannot name) only reads them, and is not.
 mod measure;
+mod parameters;
 
 use anyhow::Result;
-use harness::claims::Claim;
-use harness::{Chapter, Estimate, Exhibit, Experiment, Lab};
+use harness::schedule::RecordedSchedule;
+use harness::{Experiment, Lab, Profile};
 use serde::{Deserialize, Serialize};
 
-use crate::book;
 use crate::experiments::{CoopProbe, HeartbeatResult, PerOpTiming, RoundTiming};
 use crate::polls::PollCount;
 use crate::sensitivity::SampledRounds;
@@ -24,6 +25,12 @@ pub struct Data {
     /// Late repeats of MUT-2's points (`Plan::decisive_extra`), made at the
     /// end of the run and pooled with the others.
     pub decisive_extra: usize,
+    /// The schedules the round timings followed (`join_all`, `contended`,
+    /// `ladder`, `late repeats`), as recorded: what the parameters exhibit
+    /// lists and `check` holds the timings to. Empty in a file measured
+    /// before they were recorded.
+    #[serde(default)]
+    pub schedules: Vec<RecordedSchedule>,
     /// Published shape and scale sweep.
     pub join_all: Vec<RoundTiming>,
     /// Same work over spawned tasks, per worker count.
@@ -75,17 +82,16 @@ impl Experiment for MutexCost {
     fn measure(lab: &Lab) -> Result<Data> {
         measure::run(lab)
     }
-}
 
-impl Chapter for MutexCost {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-
-    fn check(data: &Data) -> Result<()> {
-        book::check(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        book::headline(data)
+    /// The run's recorded schedules; for a file older than the record, or
+    /// without data, the code's plan for `profile` (its worker counts then
+    /// are this machine's).
+    fn schedules(profile: Profile, data: Option<&Data>) -> Vec<RecordedSchedule> {
+        match data {
+            Some(d) if !d.schedules.is_empty() => d.schedules.clone(),
+            _ => measure::Schedules::of(&crate::Plan::for_profile(profile))
+                .map(|s| s.record())
+                .unwrap_or_default(),
+        }
     }
 }
