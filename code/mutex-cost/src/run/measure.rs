@@ -8,7 +8,7 @@ use harness::schedule::{At, Parts, Planned, RecordedSchedule, Schedule, Slot};
 use harness::timing::Sampling;
 use harness::{fmt, Lab};
 
-use super::Data;
+use super::data::Data;
 use crate::counted::{self, COUNTED};
 use crate::drivers::{Driver, Lock};
 use crate::experiments::{self, Placement, RoundTiming, PER_OP_LOCKS};

@@ -9,7 +9,8 @@ use harness::parameters::{Parameters, Setting};
 use harness::timing::Sampling;
 use harness::{fmt, Cell, Profile, Run};
 
-use super::{Data, MutexCost};
+use super::data::Data;
+use super::MutexCost;
 use crate::Plan;
 
 fn sampling(s: &Sampling) -> String {
