@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use harness::timing::{Sampling, Timing};
 use harness::Lab;
+use harness_measure::latency::Percentiles;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
@@ -163,12 +164,10 @@ pub struct HeartbeatResult {
     pub period_ns: u64,
     pub beats: u64,
     pub lock_acquisitions: u64,
-    pub mean_ns: f64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
+    /// The lateness distribution's summary (mean, p50 ... max), its fields
+    /// at this level of the results file as before it was shared.
+    #[serde(flatten)]
+    pub latency: Percentiles,
     /// (quantile, nanoseconds) for the percentile curve.
     pub curve: Vec<(f64, u64)>,
 }
@@ -225,7 +224,7 @@ pub fn time_join_all<C: Counter>(
     let rt = runtime.build()?;
     let tally = Arc::new(Tally::default());
     let expected = expected_value(futures);
-    let id = format!("join_all-{}-{futures}", variant.name());
+    let id = join_all_id(variant, futures);
     // ANCHOR: published_timing
     let timing = lab.time(&id, sampling, |b| {
         b.to_async(&rt).iter(|| {
@@ -282,7 +281,7 @@ pub fn time_placed<C: Counter>(
     let rt = runtime.build()?;
     let tally = Arc::new(Tally::default());
     let expected = expected_value(futures);
-    let id = format!("{}-{}-{futures}", placement.name(), variant.name());
+    let id = placed_id(placement, variant, futures);
     let timing = lab.time(&id, sampling, |b| {
         b.to_async(&rt).iter(|| {
             let tally = tally.clone();
@@ -339,7 +338,7 @@ pub fn time_spawned<C: Counter>(
     let tally = Arc::new(Tally::default());
     let expected = expected_value(futures);
     let tasks = crate::CONTENDING_TASKS;
-    let id = format!("spawned-{}-{futures}-w{workers}", variant.name());
+    let id = spawned_id(variant, futures, workers);
     // ANCHOR: contended_timing
     let timing = lab.time(&id, sampling, |b| {
         b.to_async(&rt).iter_custom(|rounds| {
@@ -371,6 +370,22 @@ pub fn time_spawned<C: Counter>(
         timing,
         rounds_validated: tally.finish(&id)?,
     })
+}
+
+/// The criterion id of a timing of the published shape. It names no
+/// repeat: every repeat of a point is timed under the same id.
+pub fn join_all_id(variant: Variant, futures: usize) -> String {
+    format!("join_all-{}-{futures}", variant.name())
+}
+
+/// The criterion id of a timing of the contended shape (no repeat in it).
+pub fn spawned_id(variant: Variant, futures: usize, workers: usize) -> String {
+    format!("spawned-{}-{futures}-w{workers}", variant.name())
+}
+
+/// The criterion id of a ladder timing (no repeat in it).
+pub fn placed_id(placement: Placement, variant: Variant, futures: usize) -> String {
+    format!("{}-{}-{futures}", placement.name(), variant.name())
 }
 
 /// The published shape (`join_all` inside criterion's `to_async`) for one variant.
@@ -531,12 +546,7 @@ pub fn heartbeat_result(load: Load, run_for: Duration) -> Result<HeartbeatResult
         period_ns: setup.period.as_nanos() as u64,
         beats,
         lock_acquisitions: report.lock_acquisitions,
-        mean_ns: h.mean(),
-        p50_ns: h.value_at_quantile(0.5),
-        p90_ns: h.value_at_quantile(0.9),
-        p99_ns: h.value_at_quantile(0.99),
-        p999_ns: h.value_at_quantile(0.999),
-        max_ns: h.max(),
+        latency: Percentiles::of(h),
         // A quantile needs about 1 / (1 - q) beats before it means anything.
         curve: CURVE
             .iter()

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
+use harness_measure::latency;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -213,7 +214,7 @@ async fn contend(load: Load, setup: Setup, stop: Arc<AtomicBool>) -> Result<u64>
 
 // ANCHOR: heartbeat
 async fn heartbeat(mut beats: mpsc::UnboundedReceiver<Instant>) -> Result<Histogram<u64>> {
-    let mut lateness = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3)?;
+    let mut lateness = latency::histogram(60_000_000_000);
     while let Some(sent) = beats.recv().await {
         lateness.record(sent.elapsed().as_nanos().max(1) as u64)?;
     }

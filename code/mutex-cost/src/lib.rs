@@ -18,7 +18,7 @@
 //! The experiments: [`workload`] (the published `join_all` shape and the
 //! contended spawned-task shape), [`uncontended`] (nanoseconds per
 //! lock + unlock), [`heartbeat`] (lateness of an unrelated task), all driven
-//! by [`experiments`] and put on the page by [`book`]. The published round's
+//! by [`experiments`] and put on the page by the binary's `page` module. The published round's
 //! sensitivity: [`drivers`] (how rounds reach the runtime), [`allocator`],
 //! [`probe`] (a sample in a fresh process), [`sensitivity`] (the grid),
 //! [`polls`] (polls counted, not timed), [`counted`] (instructions, by callgrind),
@@ -66,7 +66,6 @@ macro_rules! with_counter {
 pub mod actor_counter;
 pub mod allocator;
 pub mod async_lock_counter;
-pub mod book;
 pub mod counted;
 pub mod drivers;
 pub mod experiments;
@@ -300,7 +299,7 @@ impl Plan {
     }
 
     /// The worker count MUT-2 is judged on: the most worker threads up to
-    /// the core count (what `book`'s verdict picks from a run's data).
+    /// the core count (what the page's verdict picks from a run's data).
     pub fn decisive_workers(&self) -> Option<usize> {
         self.worker_counts
             .iter()

@@ -1,8 +1,14 @@
-//! One run of the chapter: every experiment of the profile's plan, in order.
+//! One run of the chapter: every experiment of the profile's plan, in
+//! order. The round timings go through four schedules
+//! (`harness::schedule`): the published shape, the contended shape, the
+//! ladder, and MUT-2's late repeats, which are timed after everything else
+//! and pooled with the contended shape's first repeats.
 use anyhow::{ensure, Context, Result};
+use harness::schedule::{At, Parts, Planned, RecordedSchedule, Schedule, Slot};
+use harness::timing::Sampling;
 use harness::{fmt, Lab};
 
-use super::Data;
+use super::data::Data;
 use crate::counted::{self, COUNTED};
 use crate::drivers::{Driver, Lock};
 use crate::experiments::{self, Placement, RoundTiming, PER_OP_LOCKS};
@@ -10,6 +16,13 @@ use crate::heartbeat::Load;
 use crate::polls::{poll_count, PollCount};
 use crate::profiles::{self, ProfiledShape, PROFILED_VARIANTS};
 use crate::{allocator, sensitivity, Plan, Variant, ACTOR_CLAIM_FUTURES};
+
+/// A point of the published shape: (futures per round, variant).
+type JoinAllKey = (usize, Variant);
+/// A point of the contended shape: (worker threads, futures, variant).
+type SpawnedKey = (usize, usize, Variant);
+/// A point of the ladder: (where the round runs, futures, variant).
+type LadderKey = (Placement, usize, Variant);
 
 /// The variants a ladder step times at `futures`: the actor only at the
 /// earlier post's size, where MUT-2 compares it.
@@ -69,107 +82,221 @@ fn poll_points(plan: &Plan) -> Vec<(Lock, Driver, experiments::RuntimeUsed, usiz
     out
 }
 
+/// The four schedules of a run's round timings, in the order they run.
+pub(super) struct Schedules {
+    /// The published shape: per size, `Plan::repeats` rounds over the
+    /// claims' variants.
+    pub join_all: Schedule<JoinAllKey>,
+    /// The contended shape: per worker count and size, `Plan::repeats`
+    /// rounds over the variants timed there.
+    pub contended: Schedule<SpawnedKey>,
+    /// The ladder: per step, `Plan::ladder_repeats` rounds.
+    pub ladder: Schedule<LadderKey>,
+    /// MUT-2's points once more at the end of the run (`Plan::decisive_extra`
+    /// rounds over the claims' variants), so their repeats come from two
+    /// stretches of it, minutes apart.
+    pub late: Schedule<SpawnedKey>,
+}
+
+impl Schedules {
+    pub(super) fn of(plan: &Plan) -> Result<Schedules> {
+        let every = |key| Planned::every(key, plan.sampling);
+        let join_all: Vec<Vec<Planned<JoinAllKey>>> = plan
+            .join_all_sizes
+            .iter()
+            .map(|&f| Variant::ALL.iter().map(|&v| every((f, v))).collect())
+            .collect();
+        let mut contended = Vec::new();
+        for &w in &plan.worker_counts {
+            for &f in &plan.contended_sizes {
+                let points = plan.contended_variants(f).into_iter();
+                contended.push(
+                    points
+                        .map(|v| Planned::every((w, f, v), plan.sampling))
+                        .collect(),
+                );
+            }
+        }
+        let ladder: Vec<Vec<Planned<LadderKey>>> = ladder_points(plan)
+            .into_iter()
+            .map(|(placement, f)| {
+                ladder_variants(f)
+                    .into_iter()
+                    .map(|v| Planned::every((placement, f, v), plan.sampling))
+                    .collect()
+            })
+            .collect();
+        let mut late = Vec::new();
+        for &w in &plan.worker_counts {
+            for &f in &plan.contended_sizes {
+                if !plan.is_decisive(f, w) {
+                    continue;
+                }
+                for r in 0..plan.decisive_extra {
+                    for v in Variant::ALL {
+                        late.push(Slot {
+                            key: (w, f, v),
+                            sampling: Some(plan.sampling),
+                            round: plan.repeats + r,
+                            extra: r + 1,
+                            rig: None,
+                        });
+                    }
+                }
+            }
+        }
+        let spawned = ["workers", "futures", "variant"];
+        Ok(Schedules {
+            join_all: Schedule::within_groups("join_all", plan.repeats, &join_all)
+                .fields(&["futures", "variant"]),
+            contended: Schedule::within_groups("contended", plan.repeats, &contended)
+                .fields(&spawned),
+            ladder: Schedule::within_groups("ladder", plan.ladder_repeats, &ladder).fields(&[
+                "placement",
+                "futures",
+                "variant",
+            ]),
+            late: Schedule::from_slots("late repeats", late)?.fields(&spawned),
+        })
+    }
+
+    /// Their progress steps: one per timing.
+    fn steps(&self) -> usize {
+        self.join_all.steps() + self.contended.steps() + self.ladder.steps() + self.late.steps()
+    }
+
+    /// As the results file keeps them.
+    pub(super) fn record(&self) -> Vec<RecordedSchedule> {
+        vec![
+            self.join_all.record(),
+            self.contended.record(),
+            self.ladder.record(),
+            self.late.record(),
+        ]
+    }
+}
+
+/// Every progress step of a run of `plan`: the schedules' timings, then the
+/// steps outside them (uncontended locks, the co-op probe, the heartbeat
+/// loads, the sensitivity grid's samples, the counted polls and
+/// instructions, the CPU profiles).
+pub(super) fn progress_total(plan: &Plan) -> Result<usize> {
+    Ok(Schedules::of(plan)?.steps()
+        + PER_OP_LOCKS.len()
+        + 1
+        + Load::ALL.len()
+        + plan.sensitivity.samples()
+        + poll_points(plan).len()
+        + COUNTED.len()
+        + ProfiledShape::ALL.len() * PROFILED_VARIANTS.len())
+}
+
+/// "repeat 2 of 4" for a regular round, "late repeat 1 of 8" for a late one.
+fn repeat_of(plan: &Plan, at: At) -> String {
+    if at.extra > 0 {
+        format!("late repeat {} of {}", at.extra, plan.decisive_extra)
+    } else {
+        format!("repeat {} of {}", at.round + 1, plan.repeats)
+    }
+}
+
+/// A published-shape timing's criterion id (no round in it: criterion paces
+/// a point's repeats under one id) and its progress line.
+fn join_all_step(plan: &Plan, (futures, variant): JoinAllKey, at: At) -> (String, String) {
+    let step = format!(
+        "join_all, {}, {} futures, {}",
+        variant.label(),
+        fmt::thousands(futures as u64),
+        repeat_of(plan, at)
+    );
+    (experiments::join_all_id(variant, futures), step)
+}
+
+/// A contended timing's criterion id and progress line (late repeats too).
+fn spawned_step(plan: &Plan, (workers, futures, variant): SpawnedKey, at: At) -> (String, String) {
+    let step = format!(
+        "spawned, {}, {} futures, {workers} workers, {}",
+        variant.label(),
+        fmt::thousands(futures as u64),
+        repeat_of(plan, at)
+    );
+    (experiments::spawned_id(variant, futures, workers), step)
+}
+
+/// A ladder timing's criterion id and progress line.
+fn ladder_step(plan: &Plan, (placement, futures, variant): LadderKey, at: At) -> (String, String) {
+    let step = format!(
+        "ladder, {}, {}, {} futures, repeat {} of {}",
+        placement.name(),
+        variant.label(),
+        fmt::thousands(futures as u64),
+        at.round + 1,
+        plan.ladder_repeats
+    );
+    (experiments::placed_id(placement, variant, futures), step)
+}
+
+/// Every round timing is criterion's.
+fn criterion(sampling: Option<Sampling>) -> Result<Sampling> {
+    sampling.context("every round timing of mutex-cost is criterion's")
+}
+
+/// Runs `schedule` with no rig: each timing builds its own runtime.
+fn run_each<K, M>(
+    schedule: &Schedule<K>,
+    time: impl FnMut(&K, Sampling, At) -> Result<M>,
+) -> Result<Parts<K, M>>
+where
+    K: Clone + PartialEq + serde::Serialize,
+{
+    let mut time = time;
+    schedule.run(
+        |_| Ok(()),
+        |(), key, sampling, at| time(key, criterion(sampling)?, at),
+        |()| Ok(()),
+    )
+}
+
 pub(super) fn run(lab: &Lab) -> Result<Data> {
     let plan = Plan::for_profile(lab.profile());
     let progress = lab.progress();
-    let variants = Variant::ALL.len();
-    let contended_timings: usize = plan
-        .contended_sizes
-        .iter()
-        .map(|&f| plan.contended_variants(f).len() * plan.worker_counts.len())
-        .sum();
-    let decisive = plan
-        .worker_counts
-        .iter()
-        .flat_map(|&w| plan.contended_sizes.iter().map(move |&f| (f, w)))
-        .filter(|&(f, w)| plan.is_decisive(f, w))
-        .count();
     ensure!(
         !allocator::mimalloc_serves(),
         "the chapter measures under the system allocator: unset {}",
         allocator::ALLOCATOR_ENV
     );
-    let ladder = ladder_points(&plan);
-    let ladder_timings: usize = ladder.iter().map(|&(_, n)| ladder_variants(n).len()).sum();
+    let schedules = Schedules::of(&plan)?;
     let polls = poll_points(&plan);
-    progress.set_total(
-        (plan.join_all_sizes.len() * variants * plan.repeats
-            + contended_timings * plan.repeats
-            + decisive * variants * plan.decisive_extra
-            + ladder_timings * plan.ladder_repeats
-            + PER_OP_LOCKS.len()
-            + 1
-            + Load::ALL.len()
-            + plan.sensitivity.samples()
-            + polls.len()
-            + COUNTED.len()
-            + ProfiledShape::ALL.len() * PROFILED_VARIANTS.len()) as u64,
-    );
-    let repeat_of = |r: usize| format!("repeat {} of {}", r + 1, plan.repeats);
-    let mut join_all = Vec::new();
-    for &futures in &plan.join_all_sizes {
-        join_all.extend(experiments::interleaved(
-            plan.repeats,
-            &Variant::ALL,
-            |r, variant| {
-                progress.step(format!(
-                    "join_all, {}, {} futures, {}",
-                    variant.label(),
-                    fmt::thousands(futures as u64),
-                    repeat_of(r)
-                ));
-                experiments::join_all_timing(lab, plan.sampling, variant, futures)
-            },
-        )?);
-    }
-    let spawned = |futures: usize, workers: usize, repeat: String, variant: Variant| {
-        progress.step(format!(
-            "spawned, {}, {} futures, {workers} workers, {repeat}",
-            variant.label(),
-            fmt::thousands(futures as u64),
-        ));
-        experiments::spawned_timing(lab, plan.sampling, variant, futures, workers)
+    progress.set_total(progress_total(&plan)? as u64);
+    let join_all = run_each(&schedules.join_all, |&(futures, variant), sampling, at| {
+        let (_, step) = join_all_step(&plan, (futures, variant), at);
+        progress.step(step);
+        experiments::join_all_timing(lab, sampling, variant, futures)
+    })?
+    .pool(|_, parts| RoundTiming::pooled(parts))?;
+    let spawned = |&(workers, futures, variant): &SpawnedKey, sampling, at| {
+        let (_, step) = spawned_step(&plan, (workers, futures, variant), at);
+        progress.step(step);
+        experiments::spawned_timing(lab, sampling, variant, futures, workers)
     };
     // Each contended point's repeats, per variant, pooled once MUT-2's
     // points have had their late repeats too.
-    let mut contended_parts = Vec::new();
-    for &workers in &plan.worker_counts {
-        for &futures in &plan.contended_sizes {
-            let variants = plan.contended_variants(futures);
-            let parts = experiments::interleaved_parts(plan.repeats, &variants, |r, variant| {
-                spawned(futures, workers, repeat_of(r), variant)
-            })?;
-            contended_parts.push((futures, workers, parts));
-        }
-    }
+    let mut contended_parts = run_each(&schedules.contended, &spawned)?;
     // The ladder: the published round moved onto worker threads.
+    let ladder = run_each(
+        &schedules.ladder,
+        |&(placement, futures, variant), sampling, at| {
+            let (_, step) = ladder_step(&plan, (placement, futures, variant), at);
+            progress.step(step);
+            experiments::placed_timing(lab, sampling, variant, futures, placement)
+        },
+    )?
+    .pool(|(placement, _, _), parts| Ok((placement, RoundTiming::pooled(parts)?)))?;
     let (mut in_task, mut task_per_future) = (Vec::new(), Vec::new());
-    for (placement, futures) in ladder {
-        let vs = ladder_variants(futures);
-        let mut parts: Vec<Vec<RoundTiming>> = vs.iter().map(|_| Vec::new()).collect();
-        for r in 0..plan.ladder_repeats {
-            for (part, &variant) in parts.iter_mut().zip(&vs) {
-                progress.step(format!(
-                    "ladder, {}, {}, {} futures, repeat {} of {}",
-                    placement.name(),
-                    variant.label(),
-                    fmt::thousands(futures as u64),
-                    r + 1,
-                    plan.ladder_repeats
-                ));
-                part.push(experiments::placed_timing(
-                    lab,
-                    plan.sampling,
-                    variant,
-                    futures,
-                    placement,
-                )?);
-            }
-        }
-        let pooled = experiments::pool_each(parts)?;
+    for (placement, pooled) in ladder {
         match placement {
-            Placement::OneTask => in_task.extend(pooled),
-            Placement::TaskPerFuture => task_per_future.extend(pooled),
+            Placement::OneTask => in_task.push(pooled),
+            Placement::TaskPerFuture => task_per_future.push(pooled),
         }
     }
     let mut per_op = Vec::new();
@@ -218,33 +345,14 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
         .unwrap_or(largest);
     let profiles = profiles::record_all(lab, largest, contended_at, plan.profile_for)?;
     // MUT-2's points once more, at the end of the run: their repeats then
-    // come from two stretches of it, minutes apart.
-    for (futures, workers, parts) in &mut contended_parts {
-        let (futures, workers) = (*futures, *workers);
-        if !plan.is_decisive(futures, workers) {
-            continue;
-        }
-        let late =
-            experiments::interleaved_parts(plan.decisive_extra, &Variant::ALL, |r, variant| {
-                let repeat = format!("late repeat {} of {}", r + 1, plan.decisive_extra);
-                spawned(futures, workers, repeat, variant)
-            })?;
-        // The compared locks at this point keep their first repeats only.
-        for (variant, more) in Variant::ALL.into_iter().zip(late) {
-            let all = parts
-                .iter_mut()
-                .find(|p| p.first().is_some_and(|t| t.variant == variant))
-                .context("a late repeat of a variant the point did not time")?;
-            all.extend(more);
-        }
-    }
-    let mut contended = Vec::new();
-    for (_, _, parts) in contended_parts {
-        contended.extend(experiments::pool_each(parts)?);
-    }
+    // come from two stretches of it, minutes apart (the compared locks at
+    // those points keep their first repeats only).
+    contended_parts.append(run_each(&schedules.late, &spawned)?)?;
+    let contended = contended_parts.pool(|_, parts| RoundTiming::pooled(parts))?;
     Ok(Data {
         cores: crate::cores(),
         decisive_extra: plan.decisive_extra,
+        schedules: schedules.record(),
         join_all,
         contended,
         per_op,
@@ -262,3 +370,6 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
             .collect(),
     })
 }
+
+#[cfg(test)]
+mod tests;

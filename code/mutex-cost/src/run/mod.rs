@@ -1,53 +1,20 @@
 //! What one run of the chapter measures and keeps: the results' data
-//! model, the run itself (`measure`), and the chapter's contract with the
-//! harness. This half decides the numbers, so it is in the results'
-//! fingerprint; `crate::book` only reads them, and is not.
+//! model, the run itself (`measure`), and the experiment half of the
+//! chapter's contract with the harness. This half decides the numbers, so
+//! it is in the results' fingerprint; the page (the binary's `page`, which
+//! this library cannot name) only reads them, and is not.
+mod data;
 mod measure;
+mod parameters;
 
 use anyhow::Result;
-use harness::claims::Claim;
-use harness::{Chapter, Estimate, Exhibit, Experiment, Lab};
-use serde::{Deserialize, Serialize};
+use harness::schedule::RecordedSchedule;
+use harness::{Experiment, Lab, Profile};
 
-use crate::book;
-use crate::experiments::{CoopProbe, HeartbeatResult, PerOpTiming, RoundTiming};
-use crate::polls::PollCount;
-use crate::sensitivity::SampledRounds;
+pub use data::Data;
 
+/// The experiment half of the chapter; its page is the binary's `page::MutexCost`.
 pub struct MutexCost;
-
-/// Everything one run measured.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Data {
-    /// Cores available to the run (the "all cores" worker count).
-    pub cores: usize,
-    /// Late repeats of MUT-2's points (`Plan::decisive_extra`), made at the
-    /// end of the run and pooled with the others.
-    pub decisive_extra: usize,
-    /// Published shape and scale sweep.
-    pub join_all: Vec<RoundTiming>,
-    /// Same work over spawned tasks, per worker count.
-    pub contended: Vec<RoundTiming>,
-    pub per_op: Vec<PerOpTiming>,
-    pub coop: CoopProbe,
-    pub heartbeat: Vec<HeartbeatResult>,
-    /// The ladder: the published round in one spawned task on a worker.
-    pub in_task: Vec<RoundTiming>,
-    /// The ladder: every future of the published round a task of its own.
-    pub task_per_future: Vec<RoundTiming>,
-    /// Allocator × driver × lock, a fresh process per sample.
-    pub sensitivity: Vec<SampledRounds>,
-    /// Polls of the published round, counted.
-    pub polls: Vec<PollCount>,
-    /// Instructions per operation of each `counted` case (callgrind).
-    pub instructions: Vec<harness::PerOp>,
-    /// Bytes of one future of the published round, per lock (std, tokio,
-    /// tokio budget first).
-    pub future_bytes: Vec<(crate::drivers::Lock, u64)>,
-    /// CPU profiles of the std and tokio counters in both shapes
-    /// (`crate::profiles`).
-    pub profiles: Vec<crate::profiles::RoundProfile>,
-}
 
 impl Experiment for MutexCost {
     type Data = Data;
@@ -75,17 +42,16 @@ impl Experiment for MutexCost {
     fn measure(lab: &Lab) -> Result<Data> {
         measure::run(lab)
     }
-}
 
-impl Chapter for MutexCost {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-
-    fn check(data: &Data) -> Result<()> {
-        book::check(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        book::headline(data)
+    /// The run's recorded schedules; for a file older than the record, or
+    /// without data, the code's plan for `profile` (its worker counts then
+    /// are this machine's).
+    fn schedules(profile: Profile, data: Option<&Data>) -> Vec<RecordedSchedule> {
+        match data {
+            Some(d) if !d.schedules.is_empty() => d.schedules.clone(),
+            _ => measure::Schedules::of(&crate::Plan::for_profile(profile))
+                .map(|s| s.record())
+                .unwrap_or_default(),
+        }
     }
 }

@@ -1,14 +1,22 @@
-//! What the chapter's test files share: one smoke run.
+//! The page over a smoke run and over data cut from it: unit tests of the
+//! binary, as the page is not part of the library (`cargo test -p
+//! mutex-cost`; `BOOK_SMOKE_RESULTS` points them at a shared smoke run).
+mod chapter;
+mod judge;
+mod locks;
+
 use std::sync::OnceLock;
 
 use harness::measure::measure_in_memory;
 use harness::results::ResultsFile;
 use harness::{fixtures, Profile, Progress};
-use mutex_cost::run::{Data, MutexCost};
+use mutex_cost::run::Data;
 
-/// One smoke run shared by the tests of a file: the suite's shared smoke
-/// run when there is one.
-pub fn smoke_file() -> &'static ResultsFile<Data> {
+use super::MutexCost;
+
+/// One smoke run shared by the tests: the suite's shared smoke run when
+/// there is one.
+fn smoke_file() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     RUN.get_or_init(|| {
         fixtures::smoke_run::<MutexCost>(|| {

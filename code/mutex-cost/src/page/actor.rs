@@ -3,8 +3,9 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table};
 
-use super::{plural, published_at, round, Data, PublishedRow, Shape};
-use crate::{Variant, ACTOR_CLAIM_FUTURES};
+use super::points::{plural, published_at, round, PublishedRow, Shape};
+use mutex_cost::run::Data;
+use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES};
 
 /// The mutexes the actor is compared with, in the order the page lists them.
 const MUTEXES: [Variant; 2] = [Variant::TokioMutex, Variant::StdMutex];

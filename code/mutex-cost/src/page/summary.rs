@@ -2,11 +2,12 @@
 use anyhow::{Context, Result};
 use harness::{fmt, Block, Book};
 
-use super::{
-    heartbeat_of, per_op_of, plural, reproduction_size, round, sizes, workers_of, Data, Shape,
+use super::points::{
+    heartbeat_of, per_op_of, plural, reproduction_size, round, sizes, workers_of, Shape,
 };
-use crate::heartbeat::Load;
-use crate::Variant;
+use mutex_cost::heartbeat::Load;
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 pub(super) fn text(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -50,8 +51,8 @@ pub(super) fn text(book: &Book<Data>) -> Result<Vec<Block>> {
             " With {} worker threads, an unrelated task's p99 lateness was {} while std's Mutex blocked threads and {} \
              while tokio's Mutex was held across an await.",
             s.workers,
-            fmt::nanos(s.p99_ns as f64),
-            fmt::nanos(a.p99_ns as f64)
+            fmt::nanos(s.latency.p99_ns as f64),
+            fmt::nanos(a.latency.p99_ns as f64)
         );
     }
     Ok(vec![Block::Text(text)])

@@ -4,12 +4,13 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table};
 
-use super::{per_op_of, Data};
-use crate::experiments::PerOpTiming;
+use super::points::per_op_of;
+use mutex_cost::experiments::PerOpTiming;
+use mutex_cost::run::Data;
 
 /// The lock's name and the runtime it ran on, as the page calls them.
 fn label(p: &PerOpTiming) -> (String, String) {
-    let lock = crate::Variant::every()
+    let lock = mutex_cost::Variant::every()
         .find(|v| v.name() == p.lock)
         .map_or(p.lock.as_str(), |v| v.label());
     let runtime = p

@@ -6,11 +6,11 @@ use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table, Unit};
 
 use super::conditions::grid_cell;
-use super::Data;
-use crate::allocator::Allocator;
-use crate::drivers::{Driver, Lock};
-use crate::experiments::RuntimeUsed;
-use crate::sensitivity::SampledRounds;
+use mutex_cost::allocator::Allocator;
+use mutex_cost::drivers::{Driver, Lock};
+use mutex_cost::experiments::RuntimeUsed;
+use mutex_cost::run::Data;
+use mutex_cost::sensitivity::SampledRounds;
 
 /// The (driver, runtime) rows of the grid, in the order measured.
 fn settings(d: &Data) -> Vec<(Driver, RuntimeUsed)> {
@@ -61,7 +61,7 @@ fn caption(d: &Data, machine: &str, what: &str) -> String {
         fmt::thousands(futures(d)),
         c.timing.samples / c.timing.repeats.len().max(1),
         c.warm_up_rounds,
-        super::plural(c.warm_up_rounds),
+        super::points::plural(c.warm_up_rounds),
         c.first_round_ns.len(),
         if c.first_round_ns.len() == 1 { "" } else { "es" },
     )

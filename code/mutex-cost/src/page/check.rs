@@ -6,13 +6,14 @@
 //! miss their point are refused by the harness before this runs.)
 use std::collections::BTreeSet;
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use harness::grid;
 
-use super::{heartbeat_of, per_op_of, Data};
-use crate::experiments::{RoundTiming, PER_OP_LOCKS};
-use crate::heartbeat::Load;
-use crate::Variant;
+use super::points::{heartbeat_of, per_op_of};
+use mutex_cost::experiments::{RoundTiming, PER_OP_LOCKS};
+use mutex_cost::heartbeat::Load;
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 pub fn data(data: &Data) -> Result<()> {
     ensure!(data.cores > 0, "cores is zero");
@@ -54,7 +55,7 @@ pub fn data(data: &Data) -> Result<()> {
         data.coop.ops
     );
     for p in &data.profiles {
-        let what = crate::profiles::profile_name(p.shape, p.variant, p.futures);
+        let what = mutex_cost::profiles::profile_name(p.shape, p.variant, p.futures);
         ensure!(p.rounds_validated > 0, "profile {what}: no round validated");
         p.stacks
             .check()
@@ -75,12 +76,56 @@ pub fn data(data: &Data) -> Result<()> {
             load == Load::Idle || h.lock_acquisitions > 0,
             "{what}: the lock was never taken"
         );
-        let p = [h.p50_ns, h.p90_ns, h.p99_ns, h.p999_ns, h.max_ns];
+        let p = [
+            h.latency.p50_ns,
+            h.latency.p90_ns,
+            h.latency.p99_ns,
+            h.latency.p999_ns,
+            h.latency.max_ns,
+        ];
         ensure!(
             p[0] > 0 && p.windows(2).all(|w| w[0] <= w[1]),
             "{what}: percentiles {p:?} are not increasing"
         );
         ensure!(!h.curve.is_empty(), "{what}: empty percentile curve");
+    }
+    if !data.schedules.is_empty() {
+        repeats_as_recorded(data)?;
+    }
+    Ok(())
+}
+
+/// Every contended point pooled as many repeats as the run's recorded
+/// schedules gave it: its rounds in `contended`, plus its late repeats
+/// (MUT-2's points, the claims' variants only). A file older than the
+/// record has only the shape checks above.
+fn repeats_as_recorded(data: &Data) -> Result<()> {
+    for s in &data.schedules {
+        s.check()?;
+    }
+    let find = |name: &str| data.schedules.iter().find(|s| s.name == name);
+    let contended = find("contended").context("the recorded schedules have no \"contended\"")?;
+    let late = find("late repeats");
+    for r in &data.contended {
+        let key = (r.runtime.workers, r.futures, r.variant);
+        let what = format!(
+            "contended {} at {} futures on {} workers",
+            r.variant.name(),
+            r.futures,
+            r.runtime.workers
+        );
+        let first = contended
+            .point(&key)
+            .with_context(|| format!("{what}: not in the recorded schedule"))?
+            .all_timings();
+        let later = late
+            .and_then(|s| s.point(&key))
+            .map_or(0, |p| p.all_timings());
+        ensure!(
+            r.timing.repeats.len() == first + later,
+            "{what}: {} repeats pooled, where the recorded schedules give {first} + {later} late",
+            r.timing.repeats.len()
+        );
     }
     Ok(())
 }

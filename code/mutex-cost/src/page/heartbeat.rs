@@ -2,7 +2,7 @@
 use anyhow::Result;
 use harness::{fmt, Axis, Block, Book, Cell, Figure, Point, Run, Series, Table};
 
-use super::Data;
+use mutex_cost::run::Data;
 
 fn caption(run: &Run<Data>) -> String {
     let d = &run.data;
@@ -31,11 +31,11 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
         t.push(vec![
             h.load.label().into(),
             Cell::count(h.lock_acquisitions),
-            Cell::nanos(h.p50_ns as f64),
-            Cell::nanos(h.p90_ns as f64),
-            Cell::nanos(h.p99_ns as f64),
-            Cell::nanos(h.p999_ns as f64),
-            Cell::nanos(h.max_ns as f64),
+            Cell::nanos(h.latency.p50_ns as f64),
+            Cell::nanos(h.latency.p90_ns as f64),
+            Cell::nanos(h.latency.p99_ns as f64),
+            Cell::nanos(h.latency.p999_ns as f64),
+            Cell::nanos(h.latency.max_ns as f64),
         ]);
     }
     Ok(vec![Block::Table(t)])

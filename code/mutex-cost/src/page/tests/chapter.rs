@@ -2,13 +2,11 @@
 //! exhibit; tampered data is refused; every listing the page includes exists.
 use harness::results::{ResultsFile, Store};
 use harness::timing::Timing;
-use harness::Experiment as _;
-use harness::{fixtures, Block, Book, Chapter, Estimate, Outcome, Profile};
-use mutex_cost::run::{Data, MutexCost};
+use harness::{fixtures, Block, Book, Estimate, Outcome, Page, Profile};
+use mutex_cost::run::Data;
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
-mod common;
-use common::smoke_file;
+use super::{smoke_file, MutexCost};
 
 fn smoke() -> Book<Data> {
     fixtures::book::<MutexCost>(smoke_file().data.clone())
@@ -56,7 +54,7 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
         "the uncontended experiment has no point",
     );
     tamper(
-        &|d| d.heartbeat[1].p99_ns = d.heartbeat[1].max_ns + 1,
+        &|d| d.heartbeat[1].latency.p99_ns = d.heartbeat[1].latency.max_ns + 1,
         "not increasing",
     );
     tamper(
@@ -69,6 +67,22 @@ fn a_smoke_run_checks_and_renders_every_exhibit() {
     tamper(
         &|d| d.join_all[0].rounds_validated = 0,
         "no validated round",
+    );
+    // The contended points pooled what the recorded schedules gave them.
+    tamper(
+        &|d| d.contended[0].timing.repeats.push(1),
+        "repeats pooled, where the recorded schedules give",
+    );
+    tamper(
+        &|d| {
+            let late = d.contended.iter_mut().find(|r| r.timing.repeats.len() > 2);
+            late.unwrap().timing.repeats.pop().map(|_| ()).unwrap()
+        },
+        "late",
+    );
+    tamper(
+        &|d| d.schedules.retain(|s| s.name != "contended"),
+        "no \"contended\"",
     );
 }
 
@@ -164,7 +178,8 @@ fn the_page_shows_every_exhibit_and_only_declared_ones() {
 /// inside its interval, is the conformance suite's).
 #[test]
 fn the_headline_is_the_claims() {
-    let headline = MutexCost::headline(&smoke_file().data);
+    let analysis = fixtures::judged::<MutexCost>(&smoke_file().data);
+    let headline = analysis.headline_estimates().unwrap();
     assert!(!headline.is_empty(), "a smoke run has headline estimates");
     for (name, e) in &headline {
         assert!(name.starts_with("MUT-"), "{name}");
@@ -172,6 +187,7 @@ fn the_headline_is_the_claims() {
     }
     // Smoke runs stop at 10,000 futures: MUT-2's two ratios, not MUT-1's.
     assert!(headline.iter().any(|(n, _)| n.starts_with("MUT-2")));
+    assert!(!headline.iter().any(|(n, _)| n.starts_with("MUT-1")));
 }
 
 /// The smoke run cut down to two ways of measuring MUT-1 at 100,000
@@ -201,6 +217,8 @@ fn mut_1_map(published: (f64, f64), fair: (f64, f64)) -> harness::Verdict {
         }
     }
     data.cores = 1;
+    // Cut down, the run no longer follows its recorded schedules.
+    data.schedules.clear();
     data.join_all = join_all;
     data.contended = contended;
     data.in_task.clear();

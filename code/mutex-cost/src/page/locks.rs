@@ -5,9 +5,10 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Estimate, Table};
 
-use super::{plural, round, workers_of, Data, Shape};
-use crate::experiments::RoundTiming;
-use crate::Variant;
+use super::points::{plural, round, workers_of, Shape};
+use mutex_cost::experiments::RoundTiming;
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 /// The locks in the order the page lists them: blocking ones, then async ones.
 pub(super) const LOCKS: [Variant; 5] = [

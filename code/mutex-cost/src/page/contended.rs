@@ -3,8 +3,9 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
 
-use super::{mean_ms, plural, round, sizes, workers_of, Data, Shape};
-use crate::Variant;
+use super::points::{mean_ms, plural, round, sizes, workers_of, Shape};
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();

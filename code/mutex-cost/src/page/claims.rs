@@ -1,13 +1,16 @@
-//! The published claims, and the rules that decide them from a run.
+//! The published claims, and the rules that decide them from a run: the
+//! judge stage draws and names the estimates the rows of MUT-1's and MUT-2's
+//! maps read (`conditions`), gives each claim its verdict on the run and
+//! lists the headline. The page only reads what was judged.
 use anyhow::Result;
 use harness::claims::{Claim, Condition, Outcome, Verdict};
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Block, Book, Estimate, Run};
+use harness::{fmt, Judge, Judged};
 
-use super::conditions::{self, figure, Row};
-use super::{heartbeat_of, plural, round, workers_of, Data, Shape};
-use crate::heartbeat::Load;
-use crate::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
+use super::conditions::{self, figure, Ratios, Row};
+use super::points::heartbeat_of;
+use mutex_cost::heartbeat::Load;
+use mutex_cost::run::Data;
+use mutex_cost::PUBLISHED_FUTURES;
 
 const POST: &str = "[std mutex vs tokio mutex](https://github.com/nxy7/rs-actor-mutex-benchmark)";
 const EARLIER_POST: &str =
@@ -71,67 +74,6 @@ const MUT_3: Claim = Claim {
 
 pub const CLAIMS: &[Claim] = &[MUT_1, MUT_2, MUT_3];
 
-/// MUT-1's figures: tokio Mutex and std Mutex per round, join_all of
-/// 100,000 futures, and tokio ÷ std.
-fn mut_1_ratio(d: &Data) -> Option<(Estimate, Estimate, Estimate)> {
-    let s = round(d, Shape::JoinAll, Variant::StdMutex, PUBLISHED_FUTURES).ok()?;
-    let k = round(d, Shape::JoinAll, Variant::TokioMutex, PUBLISHED_FUTURES).ok()?;
-    Some((
-        k.timing.mean,
-        s.timing.mean,
-        ratio(&k.timing, &s.timing, Statistic::Mean),
-    ))
-}
-
-/// MUT-2's ratios in the contended shape at 10,000 futures, on the most
-/// worker threads up to the core count: (workers, actor ÷ tokio, actor ÷ std).
-fn mut_2_ratios(d: &Data) -> Option<(usize, Estimate, Estimate)> {
-    let workers = workers_of(&d.contended)
-        .into_iter()
-        .filter(|&w| w <= d.cores.max(1))
-        .max()?;
-    let get = |v| {
-        round(d, Shape::Spawned { workers }, v, ACTOR_CLAIM_FUTURES)
-            .ok()
-            .map(|r| &r.timing)
-    };
-    let (a, k, s) = (
-        get(Variant::Actor)?,
-        get(Variant::TokioMutex)?,
-        get(Variant::StdMutex)?,
-    );
-    Some((
-        workers,
-        ratio(a, k, Statistic::Mean),
-        ratio(a, s, Statistic::Mean),
-    ))
-}
-
-/// The estimates MUT-1 and MUT-2 are decided by (ratios, no unit). MUT-3
-/// rests on percentiles of one run, which carry no interval.
-pub(super) fn decisive_estimates(d: &Data) -> Vec<(String, Estimate)> {
-    let mut out = Vec::new();
-    if let Some((_, _, r)) = mut_1_ratio(d) {
-        out.push((
-            format!(
-                "MUT-1, join_all of {} futures: tokio Mutex ÷ std Mutex",
-                fmt::thousands(PUBLISHED_FUTURES as u64)
-            ),
-            r,
-        ));
-    }
-    if let Some((w, ak, as_)) = mut_2_ratios(d) {
-        let shape = format!(
-            "MUT-2, {} futures spawned on {w} worker{}",
-            fmt::thousands(ACTOR_CLAIM_FUTURES as u64),
-            plural(w)
-        );
-        out.push((format!("{shape}: actor ÷ tokio Mutex"), ak));
-        out.push((format!("{shape}: actor ÷ std Mutex"), as_));
-    }
-    out
-}
-
 /// The map of one claim from its rows, each decided by `rule`.
 fn map_of(rows: &[Row], rule: impl Fn(&Row) -> Outcome) -> Vec<Condition> {
     rows.iter()
@@ -163,16 +105,15 @@ fn evidence(rows: &[Row]) -> String {
     .join("; ")
 }
 
-fn mut_1(run: &Run<Data>) -> Verdict {
-    let rows = conditions::mut_1(&run.data);
+fn mut_1(machine: &str, rows: &[Row]) -> Verdict {
     if rows.is_empty() {
         return Verdict::not_measured(
             &MUT_1,
-            format!("{} ran no round of the published work", run.machine()),
+            format!("{machine} ran no round of the published work"),
         );
     }
     let (lo, hi) = widened(2.0, 2.0);
-    let map = map_of(&rows, |r| {
+    let map = map_of(rows, |r| {
         Outcome::all_of(
             &r.ratios
                 .iter()
@@ -180,19 +121,15 @@ fn mut_1(run: &Run<Data>) -> Verdict {
                 .collect::<Vec<_>>(),
         )
     });
-    Verdict::from_map(&MUT_1, run.machine(), map, evidence(&rows))
+    Verdict::from_map(&MUT_1, machine, map, evidence(rows))
 }
 
-fn mut_2(run: &Run<Data>) -> Verdict {
-    let rows = conditions::mut_2(&run.data);
+fn mut_2(machine: &str, rows: &[Row]) -> Verdict {
     if rows.is_empty() {
-        return Verdict::not_measured(
-            &MUT_2,
-            format!("{} ran no round of 10,000 futures", run.machine()),
-        );
+        return Verdict::not_measured(&MUT_2, format!("{machine} ran no round of 10,000 futures"));
     }
     let ranges = [widened(2.0, 3.0), widened(4.0, 6.0)];
-    let map = map_of(&rows, |r| {
+    let map = map_of(rows, |r| {
         Outcome::all_of(
             &r.ratios
                 .iter()
@@ -201,11 +138,10 @@ fn mut_2(run: &Run<Data>) -> Verdict {
                 .collect::<Vec<_>>(),
         )
     });
-    Verdict::from_map(&MUT_2, run.machine(), map, evidence(&rows))
+    Verdict::from_map(&MUT_2, machine, map, evidence(rows))
 }
 
-fn mut_3(run: &Run<Data>) -> Verdict {
-    let d = &run.data;
+fn mut_3(d: &Data, machine: &str) -> Verdict {
     let get = |load| heartbeat_of(d, load).ok();
     let (Some(idle), Some(std_busy)) = (get(Load::Idle), get(Load::StdMutexSlowSection)) else {
         return Verdict::not_measured(&MUT_3, "no heartbeat runs");
@@ -213,8 +149,8 @@ fn mut_3(run: &Run<Data>) -> Verdict {
     let p99 = |ns: u64| fmt::nanos(ns as f64);
     let mut map = Vec::new();
     if let Some(across) = get(Load::TokioMutexAcrossAwait) {
-        let holds = std_busy.p99_ns as f64 >= MUT_3_FACTOR * across.p99_ns as f64
-            && across.p99_ns <= idle.p99_ns + across.critical_section_ns;
+        let holds = std_busy.latency.p99_ns as f64 >= MUT_3_FACTOR * across.latency.p99_ns as f64
+            && across.latency.p99_ns <= idle.latency.p99_ns + across.critical_section_ns;
         map.push(
             Condition::new(
                 "what the holder does",
@@ -222,25 +158,25 @@ fn mut_3(run: &Run<Data>) -> Verdict {
                 Outcome::from_bool(holds),
                 format!(
                     "p99 lateness: {} under std Mutex, {} under tokio Mutex, {} idle",
-                    p99(std_busy.p99_ns),
-                    p99(across.p99_ns),
-                    p99(idle.p99_ns)
+                    p99(std_busy.latency.p99_ns),
+                    p99(across.latency.p99_ns),
+                    p99(idle.latency.p99_ns)
                 ),
             )
             .fair(),
         );
     }
     if let Some(busy) = get(Load::TokioMutexSlowSection) {
-        let holds = std_busy.p99_ns as f64 >= MUT_3_FACTOR * busy.p99_ns as f64;
+        let holds = std_busy.latency.p99_ns as f64 >= MUT_3_FACTOR * busy.latency.p99_ns as f64;
         map.push(Condition::new(
             "what the holder does",
             "both locks held through the same busy section",
             Outcome::from_bool(holds),
             format!(
                 "p99 lateness: {} under std Mutex, {} under tokio Mutex, {} idle",
-                p99(std_busy.p99_ns),
-                p99(busy.p99_ns),
-                p99(idle.p99_ns)
+                p99(std_busy.latency.p99_ns),
+                p99(busy.latency.p99_ns),
+                p99(idle.latency.p99_ns)
             ),
         ));
     }
@@ -248,18 +184,38 @@ fn mut_3(run: &Run<Data>) -> Verdict {
         "heartbeat on {} worker threads, {} contending tasks",
         std_busy.workers, std_busy.contenders
     );
-    Verdict::from_map(&MUT_3, run.machine(), map, evidence)
+    Verdict::from_map(&MUT_3, machine, map, evidence)
 }
 
-/// Every claim on every machine, claim by claim.
-pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
-    let mut out = Vec::new();
-    for decide in [mut_1, mut_2, mut_3] {
-        out.extend(
-            book.runs
-                .iter()
-                .map(|run| super::reader::read(book, run, decide(run))),
-        );
+/// The names of every ratio `rows` read.
+fn names(rows: &[Row]) -> Vec<&str> {
+    rows.iter()
+        .flat_map(|r| r.names.iter().map(String::as_str))
+        .collect()
+}
+
+/// Judges one run: the ratios of MUT-1's and MUT-2's rows, named; every
+/// claim's verdict; the headline, the estimates MUT-1 and MUT-2 are decided
+/// by (MUT-3 rests on percentiles of one run, which carry no interval):
+/// tokio ÷ std as published at 100,000 futures, and the fair experiment's
+/// actor ÷ tokio and actor ÷ std at 10,000.
+pub fn judge(run: &Judged<Data>, j: &mut Judge) -> Result<()> {
+    let (d, machine) = (run.data, run.machine());
+    let one = conditions::mut_1(d, &mut Ratios::Judging(j))?;
+    let two = conditions::mut_2(d, &mut Ratios::Judging(j))?;
+    let published = conditions::mut_1_published_name(PUBLISHED_FUTURES);
+    if let Some(r) = one.iter().find(|r| r.as_published) {
+        if r.names.contains(&published) {
+            j.headline(&published);
+        }
     }
-    Ok(vec![Block::Verdicts(out)])
+    if let Some(r) = two.iter().find(|r| r.fair) {
+        for name in &r.names {
+            j.headline(name);
+        }
+    }
+    j.verdict(mut_1(machine, &one), &names(&one));
+    j.verdict(mut_2(machine, &two), &names(&two));
+    j.verdict(mut_3(d, machine), &[]);
+    Ok(())
 }

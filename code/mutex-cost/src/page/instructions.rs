@@ -5,10 +5,11 @@ use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Cell, Estimate, Table, Unit};
 
 use super::conditions::{grid_ratio, instruction_ratio};
-use super::{per_op_of, round, Data, Shape};
-use crate::allocator::Allocator;
-use crate::drivers::{Driver, Lock};
-use crate::Variant;
+use super::points::{per_op_of, round, Shape};
+use mutex_cost::allocator::Allocator;
+use mutex_cost::drivers::{Driver, Lock};
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -22,7 +23,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     )
     .left(&[0, 1]);
     for p in &d.instructions {
-        let about = crate::counted::COUNTED
+        let about = mutex_cost::counted::COUNTED
             .iter()
             .find(|c| c.name == p.name)
             .map_or("", |c| c.about);

@@ -1,11 +1,10 @@
 //! The compared locks (parking_lot, async-lock, futures) in a results file,
 //! and the "What to use" picks between every lock: each follows the numbers.
-use harness::{fixtures, Block, Chapter, Profile};
-use mutex_cost::run::{Data, MutexCost};
+use harness::{fixtures, Block, Page, Profile};
+use mutex_cost::run::Data;
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES};
 
-mod common;
-use common::smoke_file;
+use super::{smoke_file, MutexCost};
 
 /// The compared locks are in a run everywhere the plan puts them, or (a file
 /// measured before they were added) nowhere; one missing is refused.
@@ -161,7 +160,7 @@ fn the_heartbeat_pick_needs_a_clear_margin() {
     let with_p99 = |f: &dyn Fn(Load) -> u64| {
         let mut d = smoke_file().data.clone();
         for h in &mut d.heartbeat {
-            h.p99_ns = f(h.load);
+            h.latency.p99_ns = f(h.load);
         }
         d
     };

@@ -4,11 +4,11 @@ use anyhow::Result;
 use harness::stats::{ratio, Statistic};
 use harness::{fmt, Axis, Block, Book, Cell, Figure, Point, Series, Table};
 
-use super::{
-    join_all_runtime, mean_ms, published_at, reproduction_size, round, sizes, Data, PublishedRow,
-    Shape,
+use super::points::{
+    join_all_runtime, mean_ms, published_at, reproduction_size, round, sizes, PublishedRow, Shape,
 };
-use crate::{Variant, PUBLISHED_FUTURES};
+use mutex_cost::run::Data;
+use mutex_cost::{Variant, PUBLISHED_FUTURES};
 
 pub(super) fn reproduction(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();

@@ -6,9 +6,9 @@ use harness::render::flame;
 use harness::stacks::Stacks;
 use harness::{Block, Book, Unit};
 
-use super::Data;
-use crate::profiles::{ProfiledShape, RoundProfile};
-use crate::Variant;
+use mutex_cost::profiles::{ProfiledShape, RoundProfile};
+use mutex_cost::run::Data;
+use mutex_cost::Variant;
 
 fn group_share(s: &Stacks, group: &str) -> f64 {
     flame::groups(s)
@@ -36,7 +36,7 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
             }
             ProfiledShape::Spawned => format!(
                 "the futures split over {} spawned tasks on the runtime's worker threads",
-                crate::CONTENDING_TASKS
+                mutex_cost::CONTENDING_TASKS
             ),
         };
         let caption = format!(

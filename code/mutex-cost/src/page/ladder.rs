@@ -3,9 +3,9 @@
 use anyhow::Result;
 use harness::{fmt, Block, Book, Cell, Table};
 
-use super::conditions::{self, Row};
-use super::Data;
-use crate::{Variant, ACTOR_CLAIM_FUTURES};
+use super::conditions::{self, Ratios, Row};
+use mutex_cost::run::Data;
+use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES};
 
 fn step(row: &Row) -> Cell {
     if row.fair {
@@ -37,7 +37,10 @@ pub(super) fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let mut blocks = Vec::new();
-    let one: Vec<Row> = conditions::mut_1(d).into_iter().filter(is_step).collect();
+    let one: Vec<Row> = conditions::mut_1(d, &mut Ratios::Stored(run))?
+        .into_iter()
+        .filter(is_step)
+        .collect();
     let mut t = Table::new(
         format!(
             "MUT-1, {} futures per round, each step one change from the row above: criterion mean per round with \
@@ -56,7 +59,10 @@ pub(super) fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
         ]);
     }
     blocks.push(Block::Table(t));
-    let two: Vec<Row> = conditions::mut_2(d).into_iter().filter(is_step).collect();
+    let two: Vec<Row> = conditions::mut_2(d, &mut Ratios::Stored(run))?
+        .into_iter()
+        .filter(is_step)
+        .collect();
     let mut t = Table::new(
         format!(
             "MUT-2, {} futures per round, the same work under each lock and the actor (mpsc requests, oneshot \

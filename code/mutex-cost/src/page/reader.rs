@@ -7,11 +7,12 @@ use harness::render::reader::{self, pick_lowest, Advice, Candidate};
 use harness::{fmt, Block, Book, Estimate, Run, Unit, Verdict};
 
 use super::claims::MUT_3_FACTOR;
-use super::conditions::{self, Row};
+use super::conditions::{self, Ratios, Row};
 use super::locks::{self, LOCKS};
-use super::{heartbeat_of, per_op_of, published_at, round, Data, PublishedRow, Shape};
-use crate::heartbeat::Load;
-use crate::{Variant, PUBLISHED_FUTURES};
+use super::points::{heartbeat_of, per_op_of, published_at, round, PublishedRow, Shape};
+use mutex_cost::heartbeat::Load;
+use mutex_cost::run::Data;
+use mutex_cost::{Variant, PUBLISHED_FUTURES};
 
 /// The row of a map marked as published, and the fair one.
 fn ends(rows: &[Row]) -> (Option<&Row>, Option<&Row>) {
@@ -21,12 +22,26 @@ fn ends(rows: &[Row]) -> (Option<&Row>, Option<&Row>) {
     )
 }
 
-/// The ratio named `name` of a row.
-fn ratio_of(row: Option<&Row>, name: &str) -> Option<Estimate> {
-    row?.ratios
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, e)| *e)
+/// The ratio labelled `label` of a row.
+fn ratio_of(row: Option<&Row>, label: &str) -> Option<Estimate> {
+    named(row, label).map(|(_, e)| e)
+}
+
+/// The ratio labelled `label` of a row, with its name in the analysis.
+fn named<'a>(row: Option<&'a Row>, label: &str) -> Option<(&'a str, Estimate)> {
+    let row = row?;
+    let i = row.ratios.iter().position(|(n, _)| *n == label)?;
+    Some((row.names[i].as_str(), row.ratios[i].1))
+}
+
+/// MUT-1's rows of `run`, their ratios read from its analysis.
+fn mut_1(run: &Run<Data>) -> Result<Vec<Row>> {
+    conditions::mut_1(&run.data, &mut Ratios::Stored(run))
+}
+
+/// MUT-2's rows of `run`, their ratios read from its analysis.
+fn mut_2(run: &Run<Data>) -> Result<Vec<Row>> {
+    conditions::mut_2(&run.data, &mut Ratios::Stored(run))
 }
 
 /// The worker threads of the fair row ("2 worker threads"), from its timings' shape.
@@ -49,31 +64,23 @@ fn posts_machine(book: &Book<Data>) -> String {
         .unwrap_or_else(|_| "a machine it does not name".into())
 }
 
-/// The headline estimate's name for MUT-1 (`claims::decisive_estimates`).
-fn mut_1_name() -> String {
-    format!(
-        "MUT-1, join_all of {} futures: tokio Mutex ÷ std Mutex",
-        fmt::thousands(PUBLISHED_FUTURES as u64)
-    )
-}
-
 /// The answer under the question.
 pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
-    let rows = conditions::mut_1(d);
+    let rows = mut_1(run)?;
     let (published, fair) = ends(&rows);
     let tokio_std = "tokio ÷ std";
-    let as_published = ratio_of(published, tokio_std).context("no as-published round")?;
+    let (name, as_published) = named(published, tokio_std).context("no as-published round")?;
     let mut first = format!(
         "Reach for std's `Mutex` when the critical section is short and never crosses an `.await`: \
          it took {} less time than tokio's in the post's own benchmark",
-        reader::number(&mut_1_name(), &as_published, Unit::Ratio)
+        reader::number(name, &as_published, Unit::Ratio)
     );
-    if let (Some(f), Some(w)) = (ratio_of(fair, tokio_std), fair_workers(d)) {
+    if let (Some((name, f)), Some(w)) = (named(fair, tokio_std), fair_workers(d)) {
         first.push_str(&format!(
             " and {} with the tasks spread over {w} worker threads",
-            reader::number("MUT-1, fair: tokio Mutex ÷ std Mutex", &f, Unit::Ratio)
+            reader::number(name, &f, Unit::Ratio)
         ));
     }
     if let Some(p) = published_ratio(book) {
@@ -89,24 +96,16 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
             "Reach for tokio's `Mutex` only when the guard must cross an `.await`: a task waiting \
              on std's lock blocks its worker, and an unrelated task ran {} late (p99) behind it, \
              against {} behind tokio's.",
-            fmt::nanos(std.p99_ns as f64),
-            fmt::nanos(across.p99_ns as f64)
+            fmt::nanos(std.latency.p99_ns as f64),
+            fmt::nanos(across.latency.p99_ns as f64)
         ));
     }
-    let mut_2 = conditions::mut_2(d);
-    if let (Some(a), Some(w)) = (ratio_of(ends(&mut_2).1, "actor ÷ std"), fair_workers(d)) {
+    let mut_2 = mut_2(run)?;
+    if let (Some((name, a)), Some(w)) = (named(ends(&mut_2).1, "actor ÷ std"), fair_workers(d)) {
         sentences.push(format!(
             "An actor owning the value took {} std's time on {w} worker threads: share state \
              through a lock, not a task.",
-            reader::number(
-                &format!(
-                    "MUT-2, {} futures spawned on {w} worker{}: actor ÷ std Mutex",
-                    fmt::thousands(crate::ACTOR_CLAIM_FUTURES as u64),
-                    super::plural(w)
-                ),
-                &a,
-                Unit::Ratio
-            )
+            reader::number(name, &a, Unit::Ratio)
         ));
     }
     let note = reader::cores_note(&run.provenance.machine, &posts_machine(book));
@@ -118,14 +117,15 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     ))])
 }
 
-/// Each claim's badge in plain words, with one number and which way it points.
-pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
+/// Each claim's badge in plain words, with one number and which way it
+/// points: the run's stored estimates beside the post's published numbers.
+pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Result<Verdict> {
     let d = &run.data;
     let posts = posts_machine(book);
     let cores = Some(reader::cores_note(&run.provenance.machine, &posts));
     let reading = match v.claim.id {
         "MUT-1" => {
-            let rows = conditions::mut_1(d);
+            let rows = mut_1(run)?;
             let (p, f) = ends(&rows);
             let (p, f) = (ratio_of(p, "tokio ÷ std"), ratio_of(f, "tokio ÷ std"));
             let said = published_ratio(book).map(fmt::ratio);
@@ -147,7 +147,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
             }
         }
         "MUT-2" => {
-            let rows = conditions::mut_2(d);
+            let rows = mut_2(run)?;
             let f = ends(&rows).1;
             let (ak, as_) = (ratio_of(f, "actor ÷ tokio"), ratio_of(f, "actor ÷ std"));
             Reading {
@@ -167,12 +167,14 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
             heartbeat_of(d, Load::TokioMutexAcrossAwait),
         ) {
             (Ok(s), Ok(k)) => Reading {
-                number: Some(fmt::ratio(s.p99_ns as f64 / k.p99_ns.max(1) as f64)),
+                number: Some(fmt::ratio(
+                    s.latency.p99_ns as f64 / k.latency.p99_ns.max(1) as f64,
+                )),
                 direction: Some(format!(
                     "an unrelated task ran {} late (p99) behind std's blocked lock, {} behind \
                      tokio's",
-                    fmt::nanos(s.p99_ns as f64),
-                    fmt::nanos(k.p99_ns as f64)
+                    fmt::nanos(s.latency.p99_ns as f64),
+                    fmt::nanos(k.latency.p99_ns as f64)
                 )),
                 ..Reading::default()
             },
@@ -180,7 +182,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
         },
         _ => Reading::default(),
     };
-    v.reads(reading)
+    Ok(v.reads(reading))
 }
 
 /// The summary list that ends the page, and the rows of What to use.
@@ -188,7 +190,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let machine = reader::machine_class(&run.provenance.machine);
-    let rows = conditions::mut_1(d);
+    let rows = mut_1(run)?;
     let (p, f) = ends(&rows);
     let (p, f) = (ratio_of(p, "tokio ÷ std"), ratio_of(f, "tokio ÷ std"));
     let show = |e: Option<Estimate>| e.map_or("–".into(), |e| Unit::Ratio.show(e.point_ns));
@@ -215,14 +217,14 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
             why: "a waiting task hands its worker thread to other tasks".into(),
             evidence: format!(
                 "an unrelated task's p99 lateness {} behind tokio's lock, {} behind a blocked std lock",
-                fmt::nanos(k.p99_ns as f64),
-                fmt::nanos(s.p99_ns as f64)
+                fmt::nanos(k.latency.p99_ns as f64),
+                fmt::nanos(s.latency.p99_ns as f64)
             ),
             machine: machine.clone(),
             claim: Some("MUT-3".into()),
         });
     }
-    let mut_2 = conditions::mut_2(d);
+    let mut_2 = mut_2(run)?;
     if let Some(a) = ratio_of(ends(&mut_2).1, "actor ÷ std") {
         advice.push(Advice {
             chapter: String::new(),
@@ -252,7 +254,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
 }
 
 /// A lock as the summary list names it: its label in a code span.
-fn named(v: Variant) -> String {
+fn lock_name(v: Variant) -> String {
     format!("`{}`", v.label())
 }
 
@@ -270,7 +272,7 @@ fn picks(d: &Data, machine: &str) -> Vec<Advice> {
             .filter_map(|&v| {
                 let per = locks::per_lock(round(d, shape, v, n).ok()?).ok()?;
                 Some(Candidate {
-                    name: named(v),
+                    name: lock_name(v),
                     value: per.point_ns,
                     shown: format!("{} per lock taken", fmt::nanos(per.point_ns)),
                 })
@@ -279,7 +281,7 @@ fn picks(d: &Data, machine: &str) -> Vec<Advice> {
         out.extend(pick_lowest(
             &format!(
                 "Guard a short critical section that tasks on {w} worker thread{} contend for",
-                super::plural(w)
+                super::points::plural(w)
             ),
             "time per contended lock taken",
             &candidates,
@@ -298,7 +300,7 @@ fn picks(d: &Data, machine: &str) -> Vec<Advice> {
     .filter_map(|(v, flavor)| {
         let p = per_op_of(d, v.name(), flavor).ok()?;
         Some(Candidate {
-            name: named(v),
+            name: lock_name(v),
             value: p.timing.mean.point_ns,
             shown: format!("{} per lock + unlock", fmt::nanos(p.timing.mean.point_ns)),
         })
@@ -320,10 +322,10 @@ fn picks(d: &Data, machine: &str) -> Vec<Advice> {
             let h = heartbeat_of(d, load).ok()?;
             let candidate = Candidate {
                 name: format!("`{}`", load.lock()?),
-                value: h.p99_ns as f64,
-                shown: format!("p99 lateness {}", fmt::nanos(h.p99_ns as f64)),
+                value: h.latency.p99_ns as f64,
+                shown: format!("p99 lateness {}", fmt::nanos(h.latency.p99_ns as f64)),
             };
-            Some((candidate, h.p99_ns))
+            Some((candidate, h.latency.p99_ns))
         })
         .collect();
     beside.sort_by_key(|&(_, p99)| p99);
