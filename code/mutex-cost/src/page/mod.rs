@@ -16,6 +16,7 @@ mod heartbeat;
 mod instructions;
 mod ladder;
 mod locks;
+mod parameters;
 mod per_op;
 mod points;
 mod profiles;
@@ -210,7 +211,7 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         about: "flame graphs: std and tokio counters in the published and the contended round",
         render: profiles::render,
     },
-    harness::parameters::exhibit::<mutex_cost::run::MutexCost>(),
+    harness::parameters::exhibit::<MutexCost>(),
     Exhibit {
         name: "verdicts",
         kind: ExhibitKind::Verdicts,

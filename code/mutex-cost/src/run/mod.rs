@@ -5,7 +5,6 @@
 //! this library cannot name) only reads them, and is not.
 mod data;
 mod measure;
-mod parameters;
 
 use anyhow::Result;
 use harness::schedule::RecordedSchedule;

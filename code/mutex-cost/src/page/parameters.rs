@@ -1,17 +1,15 @@
 //! What the chapter adds to the harness's parameters exhibit
 //! (`harness::parameters`): its set-up per profile and per run. The
 //! schedules of round timings (sizes and worker counts as points, repeats,
-//! MUT-2's late repeats, sampling) come from the run's record. It sits
-//! here, beside the experiment it describes, because the harness asks the
-//! experiment for it (`Parameters: Experiment`) and the page is another
-//! crate's module.
+//! MUT-2's late repeats, sampling) come from the run's record.
 use harness::parameters::{Parameters, Setting};
 use harness::timing::Sampling;
 use harness::{fmt, Cell, Profile, Run};
 
-use super::data::Data;
+use mutex_cost::run::Data;
+use mutex_cost::Plan;
+
 use super::MutexCost;
-use crate::Plan;
 
 fn sampling(s: &Sampling) -> String {
     format!(
@@ -59,7 +57,7 @@ impl Parameters for MutexCost {
                 "Ladder, a task per future",
                 format!(
                     "{} futures only",
-                    fmt::thousands(crate::ACTOR_CLAIM_FUTURES as u64)
+                    fmt::thousands(mutex_cost::ACTOR_CLAIM_FUTURES as u64)
                 ),
             ),
             Setting::new("Criterion, per lock + unlock", sampling(&p.per_op_sampling)),
@@ -83,34 +81,34 @@ impl Parameters for MutexCost {
                 format!(
                     "{} futures ({} where the count grows with the square of the futures)",
                     fmt::thousands(p.poll_futures as u64),
-                    fmt::thousands(p.poll_futures.min(crate::ACTOR_CLAIM_FUTURES) as u64)
+                    fmt::thousands(p.poll_futures.min(mutex_cost::ACTOR_CLAIM_FUTURES) as u64)
                 ),
             ),
             Setting::new("CPU profile per round shape and lock", nanos(p.profile_for)),
             Setting::new(
                 "Spawned tasks, contended shape",
-                Cell::count(crate::CONTENDING_TASKS as u64),
+                Cell::count(mutex_cost::CONTENDING_TASKS as u64),
             ),
             Setting::new(
                 "Actor queue capacity",
-                Cell::count(crate::ACTOR_QUEUE as u64),
+                Cell::count(mutex_cost::ACTOR_QUEUE as u64),
             ),
             Setting::new(
                 "Heartbeat worker threads",
-                Cell::count(crate::HEARTBEAT_WORKERS as u64),
+                Cell::count(mutex_cost::HEARTBEAT_WORKERS as u64),
             ),
             Setting::new(
                 "Heartbeat contending tasks",
-                Cell::count(crate::HEARTBEAT_CONTENDERS as u64),
+                Cell::count(mutex_cost::HEARTBEAT_CONTENDERS as u64),
             ),
-            Setting::new("Heartbeat period", nanos(crate::HEARTBEAT_PERIOD)),
+            Setting::new("Heartbeat period", nanos(mutex_cost::HEARTBEAT_PERIOD)),
             Setting::new(
                 "Critical section (busy or awaited)",
-                nanos(crate::CRITICAL_SECTION),
+                nanos(mutex_cost::CRITICAL_SECTION),
             ),
             Setting::new(
                 "Uncontended locks in the co-op probe",
-                Cell::count(crate::COOP_PROBE_OPS),
+                Cell::count(mutex_cost::COOP_PROBE_OPS),
             ),
         ]
     }
