@@ -16,6 +16,7 @@ use harness_measure::schedule::{RecordedPoint, RecordedSchedule};
 use harness_measure::Experiment;
 
 use crate::chapter::{Book, Exhibit, ExhibitKind, Run};
+use crate::page::Page;
 use crate::render::blocks::{Block, Cell, Table};
 
 /// One named value of a chapter's set-up: a setting from its code, or a
@@ -37,9 +38,11 @@ impl Setting {
     }
 }
 
-/// What a chapter adds to the built-in parameters exhibit: its set-up,
-/// beside the schedules its experiment gives (`Experiment::schedules`).
-pub trait Parameters: Experiment {
+/// What a chapter's page adds to the built-in parameters exhibit: its
+/// set-up, beside the schedules its experiment gives
+/// (`Experiment::schedules`). A page trait: a page that lives in its
+/// chapter's binary (`src/page`) implements it on its own `Page` type.
+pub trait Parameters: Page {
     /// The first words of the caption of the table of profiles.
     const ABOUT: &'static str = "";
     /// The set-up of `profile`, from the code: the same names, in the same
@@ -75,7 +78,7 @@ pub fn render<C: Parameters>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let recorded: Vec<Vec<RecordedSchedule>> = book
         .runs
         .iter()
-        .map(|run| C::schedules(run.provenance.profile, Some(&run.data)))
+        .map(|run| schedules::<C>(run.provenance.profile, Some(&run.data)))
         .collect();
     blocks.push(Block::Table(runs::<C>(book, &recorded)?));
     // One table of points per schedule the runs recorded alike.
@@ -94,6 +97,11 @@ pub fn render<C: Parameters>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
+/// The schedules of `C`'s experiment (see `Experiment::schedules`).
+fn schedules<C: Parameters>(profile: Profile, data: Option<&C::Data>) -> Vec<RecordedSchedule> {
+    <C::Experiment as Experiment>::schedules(profile, data)
+}
+
 fn profiles<C: Parameters>() -> Result<Table> {
     let header: Vec<String> = std::iter::once("Setting".to_string())
         .chain(Profile::ALL.iter().map(|p| p.to_string()))
@@ -102,7 +110,7 @@ fn profiles<C: Parameters>() -> Result<Table> {
         .iter()
         .map(|&p| {
             let mut col = C::per_profile(p);
-            col.extend(schedule_rows(&C::schedules(p, None), None));
+            col.extend(schedule_rows(&schedules::<C>(p, None), None));
             col
         })
         .collect();

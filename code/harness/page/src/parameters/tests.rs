@@ -45,6 +45,27 @@ impl Experiment for Toy {
     }
 }
 
+/// The page half the exhibit is drawn for: nothing but the set-up.
+macro_rules! page_of {
+    ($chapter:ty) => {
+        impl Page for $chapter {
+            type Data = Data;
+            type Experiment = $chapter;
+            const CLAIMS: &'static [harness_core::claims::Claim] = &[];
+            const EXHIBITS: &'static [Exhibit<Data>] = &[];
+            fn check(_: &Data) -> Result<()> {
+                Ok(())
+            }
+            fn judge(_: &crate::page::Judged<Data>, _: &mut crate::page::Judge) -> Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+
+page_of!(Toy);
+page_of!(Uneven);
+
 impl Parameters for Toy {
     const ABOUT: &'static str = "Toy parameters.";
     fn per_profile(profile: Profile) -> Vec<Setting> {
