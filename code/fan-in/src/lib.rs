@@ -2,10 +2,10 @@
 //! message to a sink. Nine designs of the inbox between them, each in its
 //! own module, all driven by the same producers into the same sink and timed
 //! to the same stop point: the sink holds all `workers x PER_WORKER` bytes.
-pub mod book;
 pub mod burst;
 pub mod cause;
 pub mod consumer_on_driver;
+mod dispatch;
 pub mod experiment;
 pub mod lock_hook;
 pub mod method;
@@ -27,11 +27,7 @@ pub mod std_mutex_swap;
 pub mod tokio_mutex_swap;
 pub mod worker_chunks;
 
-use std::io;
-
 use serde::{Deserialize, Serialize};
-
-use crate::sink::Sink;
 
 // ANCHOR: parameters
 /// One-byte messages each producer sends per burst. The published bench sent
@@ -108,25 +104,6 @@ impl Design {
             Design::Floor => "floor (no shared inbox)",
             Design::FlumeInbox => "flume unbounded, write per batch",
             Design::AsyncChannelInbox => "async-channel unbounded, write per batch",
-        }
-    }
-
-    /// Spawns the consumer and `workers` producers of `per_worker` messages
-    /// each on the current runtime and returns the sink once the consumer
-    /// has forwarded every byte.
-    pub async fn burst(self, workers: usize, per_worker: usize, sink: Sink) -> io::Result<Sink> {
-        match self {
-            Design::MpscUnbounded => mpsc_unbounded::burst(workers, per_worker, sink).await,
-            Design::MpscBounded => mpsc_bounded::burst(workers, per_worker, sink).await,
-            Design::MpscRecvMany => mpsc_recv_many::burst(workers, per_worker, sink).await,
-            Design::StdMutexSwap => std_mutex_swap::burst(workers, per_worker, sink).await,
-            Design::TokioMutexSwap => tokio_mutex_swap::burst(workers, per_worker, sink).await,
-            Design::WorkerChunks => worker_chunks::burst(workers, per_worker, sink).await,
-            Design::Floor => floor::burst(workers, per_worker, sink).await,
-            Design::FlumeInbox => flume_inbox::burst(workers, per_worker, sink).await,
-            Design::AsyncChannelInbox => {
-                async_channel_inbox::burst(workers, per_worker, sink).await
-            }
         }
     }
 }

@@ -63,7 +63,7 @@ impl MethodPlan {
     /// is a race with two outcomes: one worker done at once, or the whole
     /// backlog first. Samples fall near one time or the other, so these
     /// steps take more of them and the ladder reads their mean
-    /// (`book::views::LADDER_STAT`).
+    /// (the page's `views::LADDER_STAT`, in the binary).
     pub fn ladder_sampling(&self, step: Step) -> Sampling {
         match step.recipe().stop {
             ladder::Stop::Published => Sampling {

@@ -65,7 +65,9 @@ pub const HEAVY_FROM: usize = 2048;
 pub const DECISIVE_DESIGNS: [Design; 2] = [Design::StdMutexSwap, Design::MpscUnbounded];
 
 impl Plan {
-    fn is_heavy(design: Design, workers: usize) -> bool {
+    /// Whether the point is heavy: measured in the first and the last pass
+    /// only, with `Plan::heavy`.
+    pub fn is_heavy(design: Design, workers: usize) -> bool {
         matches!(design, Design::MpscUnbounded | Design::MpscBounded) && workers >= HEAVY_FROM
     }
 
@@ -101,51 +103,6 @@ impl Plan {
     /// Whether pass `pass` (from 0) measures this point.
     pub fn measures_in(&self, pass: usize, design: Design, workers: usize) -> bool {
         pass == 0 || pass + 1 == self.passes || !Plan::is_heavy(design, workers)
-    }
-
-    /// The timings one point gets, in the order its passes are pooled:
-    /// (pass, short pass), short pass 0 being the full pass itself.
-    pub fn slots(&self, design: Design, kind: SinkKind, workers: usize) -> Vec<(usize, usize)> {
-        if !self.measures(design, kind, workers) {
-            return Vec::new();
-        }
-        let shorts = if Plan::is_decisive(design, kind, workers) {
-            self.decisive_extra
-        } else {
-            0
-        };
-        (0..self.passes)
-            .filter(|&pass| self.measures_in(pass, design, workers))
-            .flat_map(|pass| (0..=shorts).map(move |short| (pass, short)))
-            .collect()
-    }
-
-    /// Timings in the whole run.
-    pub fn timings(&self) -> usize {
-        let per_pass = |pass| {
-            SinkKind::ALL
-                .iter()
-                .flat_map(|&k| self.workers.iter().map(move |&w| (k, w)))
-                .flat_map(|(k, w)| Design::ALL.map(|d| (d, k, w)))
-                .filter(|&(d, k, w)| self.measures(d, k, w) && self.measures_in(pass, d, w))
-                .count()
-        };
-        (0..self.passes).map(per_pass).sum::<usize>()
-            + self.passes * self.decisive_extra * self.decisive_points().len()
-            + self.free_timings()
-    }
-
-    /// Timings of the free-placement control in the whole run.
-    pub fn free_timings(&self) -> usize {
-        (0..self.passes)
-            .map(|pass| {
-                self.free_workers
-                    .iter()
-                    .flat_map(|&w| FREE_DESIGNS.map(|d| (d, w)))
-                    .filter(|&(d, w)| self.measures_in(pass, d, w))
-                    .count()
-            })
-            .sum()
     }
 }
 
@@ -189,6 +146,7 @@ pub fn plan(profile: Profile) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::Placement;
     use crate::sink::SinkKind;
 
     #[test]
@@ -211,20 +169,6 @@ mod tests {
                     assert_eq!(passes_of(design, w), want, "{profile} {design:?} {w}");
                 }
             }
-            // The progress total counts exactly the timings the passes make.
-            let counted: usize = SinkKind::ALL
-                .iter()
-                .flat_map(|&k| plan.workers.iter().map(move |&w| (k, w)))
-                .flat_map(|(k, w)| Design::ALL.map(|d| (d, k, w)))
-                .map(|(d, k, w)| {
-                    plan.slots(d, k, w)
-                        .iter()
-                        .filter(|&&(_, short)| short == 0)
-                        .count()
-                })
-                .sum();
-            let extra = plan.passes * plan.decisive_extra * plan.decisive_points().len();
-            assert_eq!(plan.timings(), counted + extra + plan.free_timings());
             // Every count is measured over TCP; the memory sink and the
             // other crates' inboxes at a subset of counts that holds the
             // largest (the split table reads it).
@@ -263,10 +207,20 @@ mod tests {
         // their ratios pass by pass on that count alone.
         for profile in Profile::ALL {
             let plan = plan(profile);
+            let schedule = crate::sweep::schedule(&plan, Placement::Pinned).unwrap();
+            let slots = |d, w| -> Vec<(usize, usize)> {
+                schedule
+                    .slots()
+                    .iter()
+                    .filter(|s| s.key == (Placement::Pinned, SinkKind::Tcp, d, w))
+                    .map(|s| (s.round, s.extra))
+                    .collect()
+            };
             let points: Vec<_> = plan
                 .workers
                 .iter()
-                .flat_map(|&w| Design::ALL.map(|d| plan.slots(d, SinkKind::Tcp, w)))
+                .flat_map(|&w| Design::ALL.map(|d| slots(d, w)))
+                .filter(|s| !s.is_empty())
                 .collect();
             for a in &points {
                 for b in points.iter().filter(|b| b.len() == a.len()) {
@@ -274,7 +228,7 @@ mod tests {
                 }
             }
             // FAN-1's and FAN-2's points pair, with every short pass.
-            let swap = plan.slots(Design::StdMutexSwap, SinkKind::Tcp, plan.workers[0]);
+            let swap = slots(Design::StdMutexSwap, plan.workers[0]);
             assert_eq!(swap.len(), plan.passes * (1 + plan.decisive_extra));
         }
         // The method experiments sit on worker counts the sweep measures

@@ -1,17 +1,21 @@
-//! What one run of the chapter keeps, and the chapter's contract with the
-//! harness. The run itself is `crate::sweep::run`. This half decides the
-//! numbers, so it is in the results' fingerprint; `crate::book` only reads
-//! them, and is not.
-use anyhow::Result;
-use harness::{Chapter, Claim, Estimate, Exhibit, Experiment, Lab};
+//! What one run of the chapter keeps, and the experiment half of the
+//! chapter's contract with the harness. The run itself is
+//! `Experiment::measure` below: `crate::sweep`, then `crate::method`. This
+//! half decides the numbers, so it is in the results' fingerprint; the page
+//! (the binary's `page`, which the library cannot name) only reads them,
+//! and is not.
+use anyhow::{Context, Result};
+use harness::schedule::RecordedSchedule;
+use harness::{Experiment, Lab, Profile};
 use serde::{Deserialize, Serialize};
 
-use crate::book;
+use crate::experiment::worker_threads;
 use crate::method::MethodData;
 use crate::placement::Placement;
+use crate::plan::plan;
 use crate::sink::SinkKind;
-use crate::sweep::Measured;
-use crate::Design;
+use crate::sweep::{self, Measured};
+use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT, WRITE_BYTES};
 
 pub struct FanIn;
 
@@ -44,6 +48,10 @@ pub struct FanInData {
     pub decisive_extra: usize,
     /// Criterion samples per point and pass (heavy points excepted).
     pub samples_per_point: usize,
+    /// The timetable the run followed (`crate::sweep::schedule`), as
+    /// recorded; empty in runs from before it was.
+    #[serde(default)]
+    pub schedules: Vec<RecordedSchedule>,
     pub points: Vec<Measured>,
     /// Where the threads of `points` ran (see `placement`).
     pub placement: Placement,
@@ -72,6 +80,28 @@ impl FanInData {
             .iter()
             .find(|m| m.sink == sink && m.design == design && m.workers == workers)
     }
+
+    /// The TCP point of `design` at `workers`, or an error naming it.
+    pub fn tcp(&self, design: Design, workers: usize) -> Result<&Measured> {
+        self.get(SinkKind::Tcp, design, workers)
+            .with_context(|| format!("no TCP result for {} at {workers} workers", design.id()))
+    }
+
+    /// "multi-thread runtime, 2 worker threads": every caption states it.
+    pub fn runtime(&self) -> String {
+        format!(
+            "tokio {} runtime, {} worker threads",
+            self.runtime_flavor, self.worker_threads
+        )
+    }
+
+    /// The largest worker count of the sweep (`check` refuses a run with none).
+    pub fn largest(&self) -> usize {
+        *self
+            .workers
+            .last()
+            .expect("checked: at least one worker count")
+    }
 }
 
 impl Experiment for FanIn {
@@ -90,20 +120,52 @@ impl Experiment for FanIn {
                     reads those counts.",
         }];
 
+    /// The sweep (`crate::sweep`), then the ladder, the variations and the
+    /// counted swaps (`crate::method`), under one progress total.
     fn measure(lab: &Lab) -> Result<FanInData> {
-        crate::sweep::run(lab)
+        let progress = lab.progress();
+        let mut plan = plan(lab.profile());
+        let placement = sweep::placement_here(&mut plan);
+        if placement == Placement::Free {
+            // Nothing to contrast the control with.
+            progress.note("this OS cannot pin threads: every point runs with free placement");
+        }
+        let schedule = sweep::schedule(&plan, placement)?;
+        let method_plan = crate::method::plan(lab.profile());
+        progress.set_total((schedule.steps() + crate::method::timings(&method_plan)) as u64);
+        let (points, free_points) = sweep::run(lab, &plan, placement, &schedule)?;
+        let method = crate::method::run(lab, &method_plan, placement)?;
+        Ok(FanInData {
+            runtime_flavor: "multi-thread".into(),
+            worker_threads: worker_threads(),
+            per_worker: PER_WORKER,
+            bounded_capacity: BOUNDED_CAPACITY,
+            recv_many_limit: RECV_MANY_LIMIT,
+            chunk_bytes: CHUNK_BYTES,
+            write_bytes: WRITE_BYTES,
+            workers: plan.workers,
+            crate_workers: Some(plan.crate_workers),
+            memory_workers: Some(plan.memory_workers),
+            passes: plan.passes,
+            decisive_extra: plan.decisive_extra,
+            samples_per_point: plan.sampling.samples,
+            schedules: vec![schedule.record()],
+            points,
+            placement,
+            free_points,
+            method,
+        })
     }
-}
 
-impl Chapter for FanIn {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<FanInData>] = book::EXHIBITS;
-
-    fn check(data: &FanInData) -> Result<()> {
-        book::check(data)
-    }
-
-    fn headline(data: &FanInData) -> Vec<(String, Estimate)> {
-        book::headline(data)
+    /// The run's recorded timetable; for files older than the record, the
+    /// code's for the run's profile and placement (without data: pinned).
+    fn schedules(profile: Profile, data: Option<&FanInData>) -> Vec<RecordedSchedule> {
+        if let Some(d) = data.filter(|d| !d.schedules.is_empty()) {
+            return d.schedules.clone();
+        }
+        let placement = data.map_or(Placement::Pinned, |d| d.placement);
+        sweep::plan_schedule(profile, placement)
+            .map(|s| vec![s.record()])
+            .unwrap_or_default()
     }
 }

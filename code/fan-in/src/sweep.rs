@@ -1,19 +1,19 @@
 //! The sweep: one timed point as the results file stores it, and the run's
-//! passes over every point, each on a fresh `Rig`.
-use std::collections::BTreeMap;
+//! passes over every point, each on a fresh `Rig`, as one schedule
+//! (`harness::schedule`).
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
+use harness::schedule::{At, Planned, Schedule, Slot};
 use harness::timing::{Sampling, Timing};
 use harness::Lab;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{worker_threads, Job, Rig};
+use crate::experiment::{Job, Rig};
 use crate::placement::{Pins, Placement};
-use crate::plan::{plan, FREE_DESIGNS};
-use crate::run::FanInData;
+use crate::plan::{plan, Plan, FREE_DESIGNS};
 use crate::sink::SinkKind;
-use crate::{Design, BOUNDED_CAPACITY, CHUNK_BYTES, PER_WORKER, RECV_MANY_LIMIT, WRITE_BYTES};
+use crate::Design;
 
 /// One timed point of the sweep, as stored in the results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,26 +71,146 @@ impl Measured {
     }
 }
 
-/// Times `design` with criterion: every iteration is one full, validated
-/// burst. `pass` only names the timing: each pass gets its own criterion id,
-/// so criterion does not spend a bootstrap comparing it with the last pass.
-pub fn time_point(
-    rig: &mut Rig,
-    lab: &Lab,
-    sampling: Sampling,
-    (design, kind, workers): (Design, SinkKind, usize),
-    pass: usize,
-) -> Result<Measured> {
-    let id = format!(
-        "{}-{}-{}-w{workers}-pass{pass}",
-        rig.placement().label(),
+/// One point of the schedule: where its threads run (the run's placement,
+/// or `Placement::Free` for the free-placement control), the sink, the
+/// design and the worker count.
+pub type Key = (Placement, SinkKind, Design, usize);
+
+/// The timetable of a run under `plan` whose sweep runs with `placement`:
+/// `plan.passes` passes over every point, sink after sink, worker count
+/// after worker count, the designs alternating at each (a heavy point in
+/// the first and the last pass only); after each pass its short passes over
+/// the points FAN-1 and FAN-2 rest on (`Plan::decisive_points`, in that
+/// order); then, in the same pass, the free-placement control
+/// (`plan.free_workers` x `FREE_DESIGNS`, TCP sink). A fresh rig for each
+/// pass, each short pass and each control segment.
+pub fn schedule(plan: &Plan, placement: Placement) -> Result<Schedule<Key>> {
+    let mut points = Vec::new();
+    for kind in SinkKind::ALL {
+        for &workers in &plan.workers {
+            // Designs alternate at each worker count, so a burst of
+            // background load smears over all of them rather than one.
+            for design in Design::ALL {
+                if !plan.measures(design, kind, workers) {
+                    continue;
+                }
+                let key = (placement, kind, design, workers);
+                let sampling = plan.sampling_for(design, workers);
+                points.push(if Plan::is_heavy(design, workers) {
+                    Planned::first_and_last(key, sampling)
+                } else {
+                    Planned::every(key, sampling)
+                });
+            }
+        }
+    }
+    let deciding: Vec<Key> = plan
+        .decisive_points()
+        .into_iter()
+        .map(|(design, kind, workers)| (placement, kind, design, workers))
+        .collect();
+    let sweep = Schedule::across("passes", plan.passes, &points)
+        .extra_after_each_round(plan.decisive_extra, &deciding)
+        .into_slots();
+    // The control closes each pass, after its short passes.
+    let mut slots = Vec::new();
+    let mut rest = sweep.into_iter().peekable();
+    while let Some(slot) = rest.next() {
+        let pass = slot.round;
+        slots.push(slot);
+        if rest.peek().is_some_and(|next| next.round == pass) {
+            continue;
+        }
+        for &workers in &plan.free_workers {
+            for design in FREE_DESIGNS {
+                if plan.measures_in(pass, design, workers) {
+                    slots.push(Slot {
+                        key: (Placement::Free, SinkKind::Tcp, design, workers),
+                        sampling: Some(plan.sampling_for(design, workers)),
+                        round: pass,
+                        extra: 0,
+                        rig: None,
+                    });
+                }
+            }
+        }
+    }
+    // A rig per stretch: a pass, a short pass, a control segment.
+    let mut rig = 0;
+    let mut last = None;
+    for slot in &mut slots {
+        let stretch = (slot.round, slot.extra, slot.key.0 != placement);
+        if last.is_some_and(|l| l != stretch) {
+            rig += 1;
+        }
+        last = Some(stretch);
+        slot.rig = Some(rig);
+    }
+    Ok(Schedule::from_slots("passes", slots)?.fields(&["placement", "sink", "design", "workers"]))
+}
+
+/// The timetable of a run of `profile` whose sweep runs with `placement`
+/// (the control cleared under free placement, as `run` does).
+pub fn plan_schedule(profile: harness::Profile, placement: Placement) -> Result<Schedule<Key>> {
+    let mut plan = plan(profile);
+    if placement == Placement::Free {
+        plan.free_workers.clear();
+    }
+    schedule(&plan, placement)
+}
+
+/// The placement the sweep of a run of `plan` on this machine runs with,
+/// and the plan as it runs there: with free placement only (an OS that
+/// cannot pin threads) there is no control to contrast it with.
+pub fn placement_here(plan: &mut Plan) -> Placement {
+    if Pins::for_this_thread().is_some() {
+        Placement::Pinned
+    } else {
+        plan.free_workers.clear();
+        Placement::Free
+    }
+}
+
+/// The criterion id of one timing: a criterion id of its own for every
+/// timing of the run (`n` counts the passes and short passes), so criterion
+/// does not spend a bootstrap comparing it with the last pass.
+pub fn criterion_id(plan: &Plan, (placement, kind, design, workers): Key, at: At) -> String {
+    let n = at.round * (plan.decisive_extra + 1) + at.extra;
+    format!(
+        "{}-{}-{}-w{workers}-pass{n}",
+        placement.label(),
         match kind {
             SinkKind::Tcp => "tcp",
             SinkKind::Memory => "memory",
         },
         design.id()
-    );
-    time_job(rig, lab, sampling, Job::fair(design, kind, workers), &id)
+    )
+}
+
+/// The progress line of one timing in a run whose sweep runs with
+/// `placement`.
+pub fn progress_line(
+    plan: &Plan,
+    placement: Placement,
+    (at_placement, kind, design, workers): Key,
+    at: At,
+) -> String {
+    format!(
+        "pass {}/{}{}, {}{}, {workers} workers, {}",
+        at.round + 1,
+        plan.passes,
+        if at.extra == 0 {
+            String::new()
+        } else {
+            format!(", short pass {}/{}", at.extra, plan.decisive_extra)
+        },
+        match at_placement {
+            Placement::Free if placement == Placement::Pinned => "free placement, ",
+            _ => "",
+        },
+        kind.label(),
+        design.label()
+    )
 }
 
 /// Times one job with criterion under the criterion id `id` (unique in the
@@ -144,140 +264,57 @@ pub fn time_job(
     })
 }
 
-/// Every point of the lab's profile, in passes: each pass sweeps both sinks
-/// on a fresh rig, then its short passes time the points FAN-1 and FAN-2
-/// rest on, then the free-placement control runs on a rig of its own.
-pub fn run(lab: &Lab) -> Result<FanInData> {
+/// Every point of `schedule` (`schedule(plan, placement)`), in passes:
+/// each pass sweeps both sinks on a fresh rig, then its short passes time
+/// the points FAN-1 and FAN-2 rest on, then the free-placement control runs
+/// on a rig of its own. Each point's timings are pooled; the sweep's points
+/// and the control's come back apart, each in the order of their first
+/// timings (the sweep's: sink, then workers, then design).
+pub fn run(
+    lab: &Lab,
+    plan: &Plan,
+    placement: Placement,
+    schedule: &Schedule<Key>,
+) -> Result<(Vec<Measured>, Vec<Measured>)> {
     let progress = lab.progress();
-    let mut plan = plan(lab.profile());
-    let placement = if Pins::for_this_thread().is_some() {
-        Placement::Pinned
-    } else {
-        // Nothing to contrast the control with.
-        progress.note("this OS cannot pin threads: every point runs with free placement");
-        plan.free_workers.clear();
-        Placement::Free
-    };
-    let method_plan = crate::method::plan(lab.profile());
-    progress.set_total((plan.timings() + crate::method::timings(&method_plan)) as u64);
-    let mut passes: BTreeMap<(SinkKind, Design, usize), Vec<Measured>> = BTreeMap::new();
-    let mut free_passes: BTreeMap<(Design, usize), Vec<Measured>> = BTreeMap::new();
-    // One timing of one point in one pass, announced as a step; `None`
-    // for the heavy points a later pass skips.
-    // `short` numbers a short pass after pass `pass` (from 1), 0 for the
-    // full pass itself.
-    let time = |rig: &mut Rig,
-                pass: usize,
-                short: usize,
-                (design, kind, workers): (Design, SinkKind, usize)| {
-        if !(plan.measures(design, kind, workers) && plan.measures_in(pass, design, workers)) {
-            return Ok(None);
-        }
-        progress.step(format!(
-            "pass {}/{}{}, {}{}, {workers} workers, {}",
-            pass + 1,
-            plan.passes,
-            if short == 0 {
-                String::new()
-            } else {
-                format!(", short pass {short}/{}", plan.decisive_extra)
-            },
-            match rig.placement() {
-                Placement::Free if placement == Placement::Pinned => "free placement, ",
-                _ => "",
-            },
-            kind.label(),
-            design.label()
-        ));
-        let sampling = plan.sampling_for(design, workers);
-        // A criterion id of its own for every timing of the run.
-        let id = pass * (plan.decisive_extra + 1) + short;
-        time_point(rig, lab, sampling, (design, kind, workers), id).map(Some)
-    };
-    for pass in 0..plan.passes {
-        // A fresh runtime, socket and sink thread each pass.
-        let mut rig = Rig::new(placement)?;
-        ensure!(
-            rig.placement() == placement,
-            "pass {}: the rig's threads could not be pinned",
-            pass + 1
-        );
-        for kind in SinkKind::ALL {
-            for &workers in &plan.workers {
-                // Designs alternate at each worker count, so a burst of
-                // background load smears over all of them rather than one.
-                for design in Design::ALL {
-                    if let Some(m) = time(&mut rig, pass, 0, (design, kind, workers))? {
-                        passes.entry((kind, design, workers)).or_default().push(m);
-                    }
-                }
-            }
-        }
-        rig.finish()?;
-        for short in 1..=plan.decisive_extra {
-            let mut rig = Rig::new(placement)?;
+    let parts = schedule.run(
+        |slot| {
+            // A fresh runtime, socket and sink thread each stretch.
+            let want = slot.key.0;
+            let rig = Rig::new(want)?;
             ensure!(
-                rig.placement() == placement,
-                "pass {}, short pass {short}: the rig's threads could not be pinned",
-                pass + 1
+                rig.placement() == want,
+                "pass {}{}: the rig's threads could not be pinned",
+                slot.round + 1,
+                if slot.extra == 0 {
+                    String::new()
+                } else {
+                    format!(", short pass {}", slot.extra)
+                }
             );
-            for (design, kind, workers) in plan.decisive_points() {
-                if let Some(m) = time(&mut rig, pass, short, (design, kind, workers))? {
-                    passes.entry((kind, design, workers)).or_default().push(m);
-                }
-            }
-            rig.finish()?;
-        }
-        if plan.free_workers.is_empty() {
-            continue;
-        }
-        let mut rig = Rig::new(Placement::Free)?;
-        for &workers in &plan.free_workers {
-            for design in FREE_DESIGNS {
-                if let Some(m) = time(&mut rig, pass, 0, (design, SinkKind::Tcp, workers))? {
-                    free_passes.entry((design, workers)).or_default().push(m);
-                }
-            }
-        }
-        rig.finish()?;
-    }
-    let mut free_points = Vec::new();
-    for &workers in &plan.free_workers {
-        for design in FREE_DESIGNS {
-            if let Some(parts) = free_passes.remove(&(design, workers)) {
-                free_points.push(Measured::pooled(parts)?);
-            }
-        }
-    }
-    // In the sweep's order: sink, then workers, then design.
+            Ok(rig)
+        },
+        |rig, &key, sampling, at| {
+            let sampling = sampling.context("every point of fan-in is timed by criterion")?;
+            progress.step(progress_line(plan, placement, key, at));
+            let (_, kind, design, workers) = key;
+            let id = criterion_id(plan, key, at);
+            time_job(rig, lab, sampling, Job::fair(design, kind, workers), &id)
+        },
+        |rig| rig.finish(),
+    )?;
     let mut points = Vec::new();
-    for kind in SinkKind::ALL {
-        for &workers in &plan.workers {
-            for design in Design::ALL {
-                if let Some(parts) = passes.remove(&(kind, design, workers)) {
-                    points.push(Measured::pooled(parts)?);
-                }
-            }
+    let mut free_points = Vec::new();
+    for (key, parts) in parts.0 {
+        let m = Measured::pooled(parts)?;
+        if key.0 == placement {
+            points.push(m);
+        } else {
+            free_points.push(m);
         }
     }
-    let method = crate::method::run(lab, &method_plan, placement)?;
-    Ok(FanInData {
-        runtime_flavor: "multi-thread".into(),
-        worker_threads: worker_threads(),
-        per_worker: PER_WORKER,
-        bounded_capacity: BOUNDED_CAPACITY,
-        recv_many_limit: RECV_MANY_LIMIT,
-        chunk_bytes: CHUNK_BYTES,
-        write_bytes: WRITE_BYTES,
-        workers: plan.workers,
-        crate_workers: Some(plan.crate_workers),
-        memory_workers: Some(plan.memory_workers),
-        passes: plan.passes,
-        decisive_extra: plan.decisive_extra,
-        samples_per_point: plan.sampling.samples,
-        points,
-        placement,
-        free_points,
-        method,
-    })
+    Ok((points, free_points))
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,10 +6,11 @@ use anyhow::Result;
 use harness::render::reader::{pick_lowest, Advice, Candidate};
 use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Run, Series, Table, Unit};
 
-use super::estimates::tcp_ratio;
-use super::{on_rig, time_per_burst, FanInData};
-use crate::sink::SinkKind;
-use crate::Design;
+use super::shared::{on_rig, time_per_burst, STAT};
+use super::views::ratio_of;
+use fan_in::run::FanInData;
+use fan_in::sink::SinkKind;
+use fan_in::Design;
 
 /// The figure's series: the channels that write per batch, the swaps that
 /// do too, and the floor under them all.
@@ -148,7 +149,11 @@ fn table_of(run: &Run<FanInData>) -> Result<Table> {
                 continue;
             };
             row.push(Cell::time(&e));
-            row.push(Cell::times(&tcp_ratio(d, design, Design::StdMutexSwap, w)?));
+            row.push(Cell::times(&ratio_of(
+                &d.tcp(design, w)?.timing,
+                &d.tcp(Design::StdMutexSwap, w)?.timing,
+                STAT,
+            )));
         }
         t.push(row);
     }

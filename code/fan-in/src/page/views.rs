@@ -5,12 +5,12 @@ use harness::stats::{self, Statistic, MIN_PAIRS};
 use harness::timing::Timing;
 use harness::Estimate;
 
-use super::FanInData;
-use crate::method::Variation;
-use crate::published::ladder::Step;
-use crate::sink::SinkKind;
-use crate::sweep::Measured;
-use crate::Design;
+use fan_in::method::Variation;
+use fan_in::published::ladder::Step;
+use fan_in::run::FanInData;
+use fan_in::sink::SinkKind;
+use fan_in::sweep::Measured;
+use fan_in::Design;
 
 /// One design at one worker count under one condition.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +40,11 @@ impl<'a> View<'a> {
             .iter()
             .find(|(d, w, _)| *d == design && *w == workers)
             .map(|(_, _, p)| *p)
+    }
+
+    /// The row as estimate names know it (`estimates::Row`).
+    pub fn row(&self) -> Option<&str> {
+        (!self.fair).then_some(self.setting.as_str())
     }
 
     pub fn fewest(&self) -> Option<usize> {
@@ -97,14 +102,29 @@ impl<'a> View<'a> {
 /// from as many passes, in the same order, pair up pass by pass
 /// (`stats::paired_ratio`), so a state of the machine that held for one pass
 /// cancels in that pass's ratio; others are bootstrapped from both
-/// timings' samples (`stats::ratio`).
+/// timings' samples (`stats::ratio`). In this chapter's plan, points with
+/// as many timings were timed in the same passes, in the same order
+/// (tested against the schedule).
 pub(super) fn ratio_of(a: &Timing, b: &Timing, stat: Statistic) -> Estimate {
+    ratio_of_with_method(a, b, stat).0
+}
+
+/// [`ratio_of`] and how it was drawn, in the words the judge stores.
+pub(super) fn ratio_of_with_method(
+    a: &Timing,
+    b: &Timing,
+    stat: Statistic,
+) -> (Estimate, &'static str) {
+    let name = match stat {
+        Statistic::Median => ("paired ratio of medians", "ratio of medians, bootstrapped"),
+        Statistic::Mean => ("paired ratio of means", "ratio of means, bootstrapped"),
+    };
     if a.repeats.len() == b.repeats.len() && a.repeats.len() >= MIN_PAIRS {
         if let Ok(paired) = stats::paired_ratio(a, b, stat) {
-            return paired;
+            return (paired, name.0);
         }
     }
-    stats::ratio(a, b, stat)
+    (stats::ratio(a, b, stat), name.1)
 }
 
 /// The fair experiment: the sweep over TCP, every worker count.

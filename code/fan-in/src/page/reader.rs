@@ -6,9 +6,9 @@ use harness::claims::Reading;
 use harness::render::reader::{self, Advice};
 use harness::{Block, Book, Estimate, Run, Unit, Verdict};
 
-use super::estimates::{fan_3_ratios, fan_4_share, tcp_ratio};
-use super::{published, FanInData, PublishedRow};
-use crate::Design;
+use super::estimates::{self, FAIR};
+use super::shared::{published, PublishedRow};
+use fan_in::run::FanInData;
 
 fn show(e: &Estimate) -> String {
     Unit::Ratio.show(e.point_ns)
@@ -54,21 +54,14 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let top = d.largest();
+    let a = &run.analysis;
     let mut sentences = Vec::new();
-    let claims = if top >= super::claims::FAN2_LARGEST_AT_LEAST {
-        "FAN-2 and FAN-4"
-    } else {
-        "FAN-4"
-    };
-    if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
+    let gap_name = estimates::gap_at_top(FAIR, top);
+    if let Ok(gap) = a.estimate(&gap_name) {
         let mut s = format!(
             "With thousands of producers, reach for a `Vec` behind std's `Mutex` that the \
              consumer swaps out: a tokio mpsc inbox took {} its time at {} workers",
-            reader::number(
-                &format!("{claims}, {top} workers: mpsc unbounded ÷ std swap"),
-                &gap,
-                Unit::Ratio
-            ),
+            reader::number(&gap_name, &gap, Unit::Ratio),
             harness::fmt::thousands(top as u64)
         );
         if let Some(p) = published_top(book) {
@@ -80,27 +73,19 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
         s.push('.');
         sentences.push(s);
     }
-    if let Ok(Some(share)) = fan_4_share(d, top) {
+    let share_name = estimates::fan_4_share(FAIR, top);
+    if let Ok(share) = a.estimate(&share_name) {
         sentences.push(format!(
             "The socket decides: an mpsc consumer that writes once per batch (`recv_many`) \
              closes {} of that gap, so batch your writes.",
-            reader::number(
-                &format!(
-                    "FAN-4, {top} workers: share of mpsc's excess over the swap removed by recv_many"
-                ),
-                &share,
-                Unit::Share
-            )
+            reader::number(&share_name, &share, Unit::Share)
         ));
     }
-    if let Ok((_, geo)) = fan_3_ratios(d) {
+    let geo_name = estimates::fan_3(FAIR);
+    if let Ok(geo) = a.estimate(&geo_name) {
         let mut s = format!(
             "Keep tokio's `Mutex` out of the swap: {} std's time here",
-            reader::number(
-                "FAN-3: tokio swap ÷ std swap, geometric mean over worker counts",
-                &geo,
-                Unit::Ratio
-            )
+            reader::number(&geo_name, &geo, Unit::Ratio)
         );
         if let Some(g) = published_geo(book) {
             s.push_str(&format!(
@@ -124,6 +109,7 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
 /// Each claim's badge in plain words, with one number and which way it points.
 pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> Verdict {
     let d = &run.data;
+    let a = &run.analysis;
     let top = d.largest();
     let first = d.workers.first().copied().unwrap_or(1);
     let said = published_top(book);
@@ -132,7 +118,8 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
         &posts_machine(book),
     ));
     let reading = match v.claim.id {
-        "FAN-1" => tcp_ratio(d, Design::StdMutexSwap, Design::MpscUnbounded, first)
+        "FAN-1" => a
+            .estimate(&estimates::fan_1(FAIR, first))
             .ok()
             .map(|r| Reading {
                 number: Some(show(&r)),
@@ -144,7 +131,8 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
                 cores: cores.clone(),
                 ..Reading::default()
             }),
-        "FAN-2" => tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top)
+        "FAN-2" => a
+            .estimate(&estimates::gap_at_top(FAIR, top))
             .ok()
             .map(|r| Reading {
                 number: Some(show(&r)),
@@ -163,7 +151,7 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
                 cores: cores.clone(),
                 ..Reading::default()
             }),
-        "FAN-3" => fan_3_ratios(d).ok().map(|(_, geo)| Reading {
+        "FAN-3" => a.estimate(&estimates::fan_3(FAIR)).ok().map(|geo| Reading {
             number: Some(show(&geo)),
             direction: Some(format!(
                 "{} (geometric mean); the post said about {}",
@@ -172,7 +160,11 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
             )),
             ..Reading::default()
         }),
-        "FAN-4" => fan_4_share(d, top).ok().flatten().map(|share| Reading {
+        "FAN-4" => a
+            .estimate(&estimates::fan_4_share(FAIR, top))
+            .ok()
+            .map(|share| {
+                Reading {
             number: Some(Unit::Share.show(share.point_ns)),
             direction: Some(format!(
                 "batching the writes (`recv_many`) removes {} of mpsc's gap to the swap",
@@ -191,7 +183,8 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
             ),
             cores: cores.clone(),
             ..Reading::default()
-        }),
+        }
+            }),
         _ => None,
     };
     match reading {
@@ -205,9 +198,10 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let run = book.primary();
     let d = &run.data;
     let top = d.largest();
+    let a = &run.analysis;
     let machine = reader::machine_class(&run.provenance.machine);
     let mut advice = Vec::new();
-    if let Ok(Some(share)) = fan_4_share(d, top) {
+    if let Ok(share) = a.estimate(&estimates::fan_4_share(FAIR, top)) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Forward many producers' messages to one socket".into(),
@@ -221,7 +215,7 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
             claim: Some("FAN-4".into()),
         });
     }
-    if let Ok(gap) = tcp_ratio(d, Design::MpscUnbounded, Design::StdMutexSwap, top) {
+    if let Ok(gap) = a.estimate(&estimates::gap_at_top(FAIR, top)) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Thousands of producers feed one consumer, and a channel is the first idea".into(),
@@ -237,7 +231,7 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
         });
     }
     advice.extend(super::crates::picks(d, &machine));
-    if let Ok((_, geo)) = fan_3_ratios(d) {
+    if let Ok(geo) = a.estimate(&estimates::fan_3(FAIR)) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Guard a buffer that is only pushed to or swapped".into(),

@@ -1,9 +1,10 @@
-//! The chapter as the page shows it: the exhibits (one module each, or a
-//! few related ones), the claims and the checks on stored results.
-//! Everything here reads results and nothing here measures: it is left out
-//! of the results' fingerprint, so a change to a caption or a rule makes no
-//! result stale. What a run stores is `crate::run`; the sweep that measures
-//! is `crate::sweep`.
+//! The chapter as the page shows it: the claims and the rules that judge
+//! them (`claims`, judged once per run and stored), the exhibits (one module
+//! each, or a few related ones) and the checks on stored results.
+//! Everything here reads results and nothing here measures: it is the
+//! binary's alone, out of the library the results' fingerprint covers, so a
+//! change to a caption or a rule makes no result stale. What a run stores is
+//! `fan_in::run`; the sweep that measures is `fan_in::sweep`.
 mod check;
 mod claims;
 mod crates;
@@ -15,90 +16,58 @@ mod parameters;
 mod placement_table;
 mod profiles;
 mod reader;
+mod shared;
 mod tables;
+#[cfg(test)]
+mod tests;
 mod variations;
 mod views;
 
-use anyhow::{Context, Result};
-use harness::timing::Statistic;
-use harness::{Book, Estimate, Exhibit, ExhibitKind, Run};
-use serde::Deserialize;
+use anyhow::Result;
+use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page, Verdict};
 
-use crate::run::FanInData;
-use crate::sink::SinkKind;
-use crate::sweep::Measured;
-use crate::Design;
+use fan_in::run::FanInData;
 
-pub use check::check;
-pub use claims::CLAIMS;
+/// The page of the chapter; its experiment is `fan_in::run::FanIn`.
+pub struct FanIn;
 
-impl FanInData {
-    /// The TCP point of `design` at `workers`, or an error naming it.
-    fn tcp(&self, design: Design, workers: usize) -> Result<&Measured> {
-        self.get(SinkKind::Tcp, design, workers)
-            .with_context(|| format!("no TCP result for {} at {workers} workers", design.id()))
+impl Page for FanIn {
+    type Data = FanInData;
+    type Experiment = fan_in::run::FanIn;
+    const CLAIMS: &'static [Claim] = claims::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<FanInData>] = EXHIBITS;
+
+    fn check(data: &FanInData) -> Result<()> {
+        check::check(data)
     }
 
-    /// "multi-thread runtime, 2 worker threads": every caption states it.
-    pub fn runtime(&self) -> String {
-        format!(
-            "tokio {} runtime, {} worker threads",
-            self.runtime_flavor, self.worker_threads
-        )
+    /// The estimates FAN-1..FAN-4 rest on, named; every claim's verdict map
+    /// on the run; the headline (`claims::judge`).
+    fn judge(run: &Judged<FanInData>, j: &mut Judge) -> Result<()> {
+        claims::judge(run, j)
     }
 
-    fn largest(&self) -> usize {
-        *self
-            .workers
-            .last()
-            .expect("checked: at least one worker count")
+    /// Every run's verdicts as judged, run by run, each with its badge in
+    /// the reader's words (`reader::read`: it reads the post's published
+    /// numbers, which are the book's, not the run's).
+    fn verdicts(book: &Book<FanInData>) -> Result<Vec<Verdict>> {
+        let mut out = Vec::new();
+        for run in &book.runs {
+            for v in run.analysis.verdicts(claims::CLAIMS)? {
+                out.push(reader::read(book, run, v));
+            }
+        }
+        Ok(out)
     }
 }
 
-/// The statistic every figure rests on.
-const STAT: Statistic = Statistic::Median;
-
-/// The figure of merit everywhere: the median of one burst, pooled over the
-/// run's passes.
-fn time_per_burst(m: &Measured) -> &Estimate {
-    m.timing.estimate(STAT)
+/// The verdicts exhibit: every claim on every machine, each with its map,
+/// as judged, with its badge (`Page::verdicts`).
+fn verdicts(book: &Book<FanInData>) -> Result<Vec<Block>> {
+    Ok(vec![Block::Verdicts(FanIn::verdicts(book)?)])
 }
 
-/// How a caption names the run it shows: `machine (profile profile)`.
-fn on(run: &Run<FanInData>) -> String {
-    format!("{} ({} profile)", run.machine(), run.provenance.profile)
-}
-
-/// The same with the rig's runtime: `machine (runtime, profile profile)`.
-fn on_rig(run: &Run<FanInData>) -> String {
-    format!(
-        "{} ({}, {} profile)",
-        run.machine(),
-        run.data.runtime(),
-        run.provenance.profile
-    )
-}
-
-/// The published burst times, one row per worker count (microseconds).
-#[derive(Clone, Debug, Deserialize)]
-struct PublishedRow {
-    workers: usize,
-    std_mutex_us: f64,
-    tokio_mpsc_us: f64,
-    tokio_mutex_us: f64,
-}
-
-/// Messages each worker sent in the published bench (`SAMPLE_SIZE` in its
-/// benches/bench.rs); the dataset stores times only.
-const PUBLISHED_PER_WORKER: f64 = 1000.0;
-
-/// The published rows and their citation, escaped for the page.
-fn published(book: &Book<FanInData>) -> Result<(Vec<PublishedRow>, String)> {
-    let ds = book.published("burst")?;
-    Ok((ds.rows()?, ds.citation()))
-}
-
-pub const EXHIBITS: &[Exhibit<FanInData>] = &[
+const EXHIBITS: &[Exhibit<FanInData>] = &[
     Exhibit {
         name: "in-short",
         kind: ExhibitKind::Text,
@@ -111,12 +80,7 @@ pub const EXHIBITS: &[Exhibit<FanInData>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    Exhibit {
-        name: "parameters",
-        kind: ExhibitKind::Table,
-        about: "runtime, message counts, capacities and the sweep of each profile",
-        render: parameters::parameters,
-    },
+    harness::parameters::exhibit::<FanIn>(),
     Exhibit {
         name: "burst-figure",
         kind: ExhibitKind::Figure,
@@ -219,11 +183,6 @@ pub const EXHIBITS: &[Exhibit<FanInData>] = &[
         name: "verdicts",
         kind: ExhibitKind::Verdicts,
         about: "FAN-1..FAN-4",
-        render: claims::verdicts,
+        render: verdicts,
     },
 ];
-
-/// The estimates FAN-1 and FAN-2 rest on, for the precision exhibit.
-pub fn headline(data: &FanInData) -> Vec<(String, Estimate)> {
-    estimates::decisive(data)
-}

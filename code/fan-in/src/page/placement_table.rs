@@ -5,7 +5,8 @@ use anyhow::Result;
 use harness::timing::{Statistic, Timing};
 use harness::{stats, Block, Book, Cell, Table};
 
-use super::{on, time_per_burst, FanInData, STAT};
+use super::shared::{on, time_per_burst, STAT};
+use fan_in::run::FanInData;
 
 pub(super) fn placement_table(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();

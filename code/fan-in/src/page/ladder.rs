@@ -4,11 +4,12 @@
 use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
 
+use super::shared::on;
 use super::views::{self, View};
-use super::{on, FanInData};
-use crate::published::ladder::Step;
-use crate::published::rounds::LadderPoint;
-use crate::Design;
+use fan_in::published::ladder::Step;
+use fan_in::published::rounds::LadderPoint;
+use fan_in::run::FanInData;
+use fan_in::Design;
 
 /// The measured ladder point a step stands on for `design` (`None`: the
 /// mpsc inbox on the book's rig, the sweep's own point).

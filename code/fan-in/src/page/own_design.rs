@@ -6,9 +6,10 @@ use anyhow::Result;
 use harness::render::flame::{self, GROUPS};
 use harness::{stats, Block, Book, Cell, Estimate, Outcome, Run, Table, Unit};
 
-use super::{on, on_rig, time_per_burst, FanInData, STAT};
-use crate::method::SwapProfile;
-use crate::Design;
+use super::shared::{on, on_rig, time_per_burst, STAT};
+use fan_in::method::SwapProfile;
+use fan_in::run::FanInData;
+use fan_in::Design;
 
 /// A target for the design: a ratio measured at every worker count from
 /// `from` up, which must stay on the right side of `line`.

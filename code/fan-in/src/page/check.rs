@@ -5,12 +5,12 @@ use std::collections::BTreeSet;
 
 use anyhow::{bail, ensure, Result};
 
-use super::FanInData;
-use crate::placement::Placement;
-use crate::plan::FREE_DESIGNS;
-use crate::sink::SinkKind;
-use crate::sweep::Measured;
-use crate::Design;
+use fan_in::placement::Placement;
+use fan_in::plan::{Plan, FREE_DESIGNS};
+use fan_in::run::FanInData;
+use fan_in::sink::SinkKind;
+use fan_in::sweep::{Key, Measured};
+use fan_in::Design;
 
 pub fn check(data: &FanInData) -> Result<()> {
     ensure!(data.worker_threads > 0, "worker_threads is zero");
@@ -76,7 +76,63 @@ pub fn check(data: &FanInData) -> Result<()> {
             }
         }
     }
+    check_record(data)?;
     check_method(data)
+}
+
+/// With the timetable the run recorded (runs from before it have none;
+/// the shape checks above are theirs): every stored point of the sweep and
+/// of the control is one it timed, deciding exactly when FAN-1 and FAN-2
+/// rest on it, pooled from as many timings as it got; every point it timed
+/// is stored.
+fn check_record(data: &FanInData) -> Result<()> {
+    let record = match data.schedules.as_slice() {
+        [] => return Ok(()),
+        [one] => one,
+        more => bail!("{} schedules recorded; the sweep follows one", more.len()),
+    };
+    record.check()?;
+    ensure!(
+        record.rounds == data.passes,
+        "the schedule recorded {} passes, the run {}",
+        record.rounds,
+        data.passes
+    );
+    let sweep = data.points.iter().map(|m| (data.placement, m));
+    let control = data.free_points.iter().map(|m| (Placement::Free, m));
+    let mut stored = 0;
+    for (placement, m) in sweep.chain(control) {
+        let key: Key = (placement, m.sink, m.design, m.workers);
+        let what = point_name(
+            &format!("{}, {}", placement.label(), m.sink.label()),
+            m.design,
+            m.workers,
+        );
+        let Some(p) = record.point(&key) else {
+            bail!("{what}: not a point the run's schedule timed");
+        };
+        let deciding =
+            placement == data.placement && Plan::is_decisive(m.design, m.sink, m.workers);
+        ensure!(
+            p.deciding == deciding,
+            "{what}: the schedule has it deciding {}, FAN-1 and FAN-2 {}",
+            p.deciding,
+            if deciding { "rest on it" } else { "do not" }
+        );
+        ensure!(
+            m.timing.repeats.len() == p.all_timings(),
+            "{what}: {} timings pooled, the schedule gave it {}",
+            m.timing.repeats.len(),
+            p.all_timings()
+        );
+        stored += 1;
+    }
+    ensure!(
+        stored == record.points.len(),
+        "the schedule timed {} points, the run stored {stored}",
+        record.points.len()
+    );
+    Ok(())
 }
 
 /// The ladder, the variations and the counted swaps: each point where the
@@ -136,9 +192,9 @@ fn check_method(data: &FanInData) -> Result<()> {
             );
         }
     }
-    for l in crate::method::ladder_points(&crate::method::MethodPlan {
+    for l in fan_in::method::ladder_points(&fan_in::method::MethodPlan {
         workers: m.workers.clone(),
-        ..crate::method::plan(harness::Profile::Smoke)
+        ..fan_in::method::plan(harness::Profile::Smoke)
     }) {
         ensure!(
             seen.contains(&(l.1, l.0, l.2)),
@@ -176,9 +232,9 @@ fn check_method(data: &FanInData) -> Result<()> {
             || m.design_profiles
                 .iter()
                 .map(|p| p.design)
-                .eq(crate::method::DESIGN_PROFILED),
+                .eq(fan_in::method::DESIGN_PROFILED),
         "the design's profiles are not those of {:?}",
-        crate::method::DESIGN_PROFILED
+        fan_in::method::DESIGN_PROFILED
     );
     for p in m.profiles.iter().chain(&m.design_profiles) {
         p.stacks.check()?;

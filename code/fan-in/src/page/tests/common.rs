@@ -61,6 +61,9 @@ pub fn synthetic(
         passes: 1,
         decisive_extra: 0,
         samples_per_point: 10,
+        // No record: the checks read the shape alone, as for runs from
+        // before the record.
+        schedules: Vec::new(),
         points,
         placement: Placement::Pinned,
         free_points: Vec::new(),

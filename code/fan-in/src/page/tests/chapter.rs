@@ -1,35 +1,22 @@
-//! The chapter end to end at the smoke profile: measure, check, render every
-//! exhibit; and `check` refuses results that make no sense.
-use std::sync::OnceLock;
-
-mod common;
-
+//! The chapter end to end at the smoke profile: measure, check, judge,
+//! render every exhibit; `check` refuses results that make no sense; the
+//! judge's rules over synthetic data.
 use harness::cli::{check_file, render_exhibit};
 use harness::fixtures;
-use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
 use harness::stats::{self, Statistic};
 use harness::timing::Timing;
-use harness::Experiment as _;
-use harness::{Block, Cell, Chapter, Estimate, Outcome, Profile, Progress, Unit};
+use harness::{Block, Cell, Estimate, Outcome, Page as _, Profile, Unit};
 
 use fan_in::placement::Placement;
 use fan_in::plan::{Plan, FREE_DESIGNS};
-use fan_in::run::{FanIn, FanInData};
+use fan_in::run::FanInData;
 use fan_in::sink::SinkKind;
 use fan_in::sweep::Measured;
 use fan_in::Design;
 
-/// One smoke run shared by the tests of this file (it takes seconds): the
-/// suite's shared smoke run when there is one.
-fn smoke() -> &'static ResultsFile<FanInData> {
-    static RUN: OnceLock<ResultsFile<FanInData>> = OnceLock::new();
-    RUN.get_or_init(|| {
-        fixtures::smoke_run::<FanIn>(|| {
-            Ok(measure_in_memory::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))?.0)
-        })
-    })
-}
+use super::super::FanIn;
+use super::{common, headline, smoke};
 
 #[test]
 fn smoke_run_checks_and_renders_every_exhibit() {
@@ -70,6 +57,10 @@ fn smoke_run_checks_and_renders_every_exhibit() {
         assert!(m.bursts >= (repeats * plan.sampling.samples) as u64);
     }
     assert_eq!(decisive, 2 * file.data.workers.len());
+    // The run recorded the schedule it followed: the code's for its
+    // profile and placement.
+    let code = fan_in::sweep::plan_schedule(Profile::Smoke, file.data.placement).unwrap();
+    assert_eq!(file.data.schedules, vec![code.record()]);
 
     // The free-placement control: every control design at every control
     // count, over TCP, pooled over the same passes, validated like the rest.
@@ -127,9 +118,9 @@ fn every_measured_or_published_number_in_a_table_is_typed() {
     let book = fixtures::book::<FanIn>(smoke().data.clone());
     let tables = harness::cli::tables::<FanIn>(&book).unwrap();
     assert!(tables.iter().any(|(name, _)| name == "delta-table.csv"));
-    // The parameters are words and lists; every other table's text cells
-    // are names and dashes.
-    for (name, t) in tables.iter().filter(|(n, _)| n != "parameters.csv") {
+    // The parameters (the harness's tables) are words and lists; every
+    // other table's text cells are names and dashes.
+    for (name, t) in tables.iter().filter(|(n, _)| !n.starts_with("parameters")) {
         for row in &t.rows {
             for cell in row {
                 if let Cell::Text(s) = cell {
@@ -189,10 +180,39 @@ fn check_rejects_nonsense() {
     d.workers.reverse();
     rejects("strictly increasing", d);
 
+    // Against the run's record: a point is one the schedule timed, pooled
+    // from as many timings as it got, deciding only for FAN-1 and FAN-2.
+    assert_eq!(good.schedules.len(), 1, "a fresh run records its schedule");
+    let light = good.schedules[0]
+        .points
+        .iter()
+        .position(|p| !p.deciding && p.timings > 1)
+        .unwrap();
+    let mut d = good.clone();
+    d.schedules[0].points[light].timings -= 1;
+    d.schedules[0].steps -= 1;
+    rejects("timings pooled, the schedule gave it", d);
+    let mut d = good.clone();
+    let r = &mut d.schedules[0];
+    (r.points[light].deciding, r.points[light].extra_timings) = (true, 1);
+    r.steps += 1;
+    r.extras[0].points += 1;
+    rejects("the schedule has it deciding true", d);
+    let mut d = good.clone();
+    let gone = d.schedules[0].points.remove(light);
+    d.schedules[0].steps -= gone.all_timings();
+    rejects("not a point the run's schedule timed", d);
+    let mut d = good.clone();
+    d.passes += 1;
+    rejects("passes, the run", d);
+
     // The free-placement control: only the control's points, once each,
     // and only beside a pinned sweep.
+    // (A point copied from the sweep is no point of the run's record: these
+    // read the shape alone, as for a file from before the record.)
     let with_control = |f: &dyn Fn(&mut Measured)| {
         let mut d = good.clone();
+        d.schedules.clear();
         let mut m = d
             .get(SinkKind::Tcp, Design::StdMutexSwap, d.workers[0])
             .unwrap()
@@ -293,7 +313,7 @@ fn passes_pool_into_one_point_and_refuse_strangers() {
 /// suite's).
 #[test]
 fn the_headline_pairs_fan_1_pass_by_pass() {
-    let headline = FanIn::headline(&smoke().data);
+    let headline = headline(&smoke().data);
     assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-1")));
     assert!(headline.iter().any(|(n, _)| n.starts_with("FAN-3")));
     // FAN-1's points were timed in the same passes and short passes: their
@@ -345,7 +365,7 @@ fn intervals_straddling_a_threshold_give_inconclusive() {
         (Design::TokioMutexSwap, _) => Estimate::around(1250.0, 0.05),
         _ => Estimate::around(100.0, 0.05),
     });
-    let headline = FanIn::headline(&straddling);
+    let headline = headline(&straddling);
     assert_eq!(headline.len(), 5, "{headline:?}");
     for (id, outcome, evidence) in outcomes(straddling) {
         assert_eq!(outcome, Outcome::Inconclusive, "{id}: {evidence}");

@@ -6,7 +6,8 @@ use anyhow::Result;
 use harness::render::flame;
 use harness::{Block, Book};
 
-use super::{on, FanInData};
+use super::shared::on;
+use fan_in::run::FanInData;
 
 pub(super) fn profiles(book: &Book<FanInData>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();

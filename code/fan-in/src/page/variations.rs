@@ -5,11 +5,12 @@ use anyhow::Result;
 use harness::timing::Statistic;
 use harness::{Block, Book, Cell, Table, Unit};
 
+use super::shared::on;
 use super::views::{self, View};
-use super::{on, FanInData};
-use crate::method::Variation;
-use crate::published::ladder::Step;
-use crate::Design;
+use fan_in::method::Variation;
+use fan_in::published::ladder::Step;
+use fan_in::run::FanInData;
+use fan_in::Design;
 
 const DESIGNS: [Design; 4] = [
     Design::StdMutexSwap,
@@ -113,7 +114,7 @@ pub(super) fn counted(book: &Book<FanInData>) -> Result<Vec<Block>> {
             let n = c.bursts.len().max(1) as f64;
             let mut times: Vec<f64> = c.bursts.iter().map(|(t, _)| *t).collect();
             let median = Statistic::Median.of(&mut times);
-            let sum = |f: fn(&crate::cause::Counts) -> u64| {
+            let sum = |f: fn(&fan_in::cause::Counts) -> u64| {
                 c.bursts.iter().map(|(_, k)| f(k) as f64).sum::<f64>()
             };
             let waits = sum(|k| k.consumer_waits);

@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 use anyhow::{Context, Result};
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::{on_rig, published, time_per_burst, FanInData, PUBLISHED_PER_WORKER};
-use crate::sink::SinkKind;
-use crate::Design;
+use super::shared::{on_rig, published, time_per_burst, PUBLISHED_PER_WORKER};
+use fan_in::run::FanInData;
+use fan_in::sink::SinkKind;
+use fan_in::Design;
 
 /// std Mutex swap against mpsc unbounded: the published times beside the
 /// measured ones, at every worker count either has.

@@ -3,9 +3,10 @@
 use anyhow::Result;
 use harness::{Axis, Block, Book, Figure, Point, Series};
 
-use super::{on_rig, published, time_per_burst, FanInData, PublishedRow, PUBLISHED_PER_WORKER};
-use crate::sink::SinkKind;
-use crate::Design;
+use super::shared::{on_rig, published, time_per_burst, PublishedRow, PUBLISHED_PER_WORKER};
+use fan_in::run::FanInData;
+use fan_in::sink::SinkKind;
+use fan_in::Design;
 
 /// Colours follow the order of the series: the published rows come last and
 /// land on the colour of the design they measured (the palette has seven).
