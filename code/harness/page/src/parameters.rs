@@ -6,7 +6,9 @@
 //!
 //! A chapter shows it by listing [`exhibit`] among its exhibits (its page
 //! asks for it as `parameters`); a chapter that keeps an exhibit of its own
-//! under that name does not list it, so the two never meet.
+//! under that name does not list it, so the two never meet. The chapter's
+//! page implements [`Parameters`]: the page is the binary's alone, and the
+//! schedules come from the experiment it names (`Page::Experiment`).
 use anyhow::{bail, Result};
 use serde_json::Value;
 
@@ -16,6 +18,7 @@ use harness_measure::schedule::{RecordedPoint, RecordedSchedule};
 use harness_measure::Experiment;
 
 use crate::chapter::{Book, Exhibit, ExhibitKind, Run};
+use crate::page::Page;
 use crate::render::blocks::{Block, Cell, Table};
 
 /// One named value of a chapter's set-up: a setting from its code, or a
@@ -37,9 +40,10 @@ impl Setting {
     }
 }
 
-/// What a chapter adds to the built-in parameters exhibit: its set-up,
-/// beside the schedules its experiment gives (`Experiment::schedules`).
-pub trait Parameters: Experiment {
+/// What a chapter's page adds to the built-in parameters exhibit: its
+/// set-up, beside the schedules its experiment gives
+/// (`Experiment::schedules` of `Page::Experiment`).
+pub trait Parameters: Page {
     /// The first words of the caption of the table of profiles.
     const ABOUT: &'static str = "";
     /// The set-up of `profile`, from the code: the same names, in the same
@@ -75,7 +79,9 @@ pub fn render<C: Parameters>(book: &Book<C::Data>) -> Result<Vec<Block>> {
     let recorded: Vec<Vec<RecordedSchedule>> = book
         .runs
         .iter()
-        .map(|run| C::schedules(run.provenance.profile, Some(&run.data)))
+        .map(|run| {
+            <C::Experiment as Experiment>::schedules(run.provenance.profile, Some(&run.data))
+        })
         .collect();
     blocks.push(Block::Table(runs::<C>(book, &recorded)?));
     // One table of points per schedule the runs recorded alike.
@@ -102,7 +108,10 @@ fn profiles<C: Parameters>() -> Result<Table> {
         .iter()
         .map(|&p| {
             let mut col = C::per_profile(p);
-            col.extend(schedule_rows(&C::schedules(p, None), None));
+            col.extend(schedule_rows(
+                &<C::Experiment as Experiment>::schedules(p, None),
+                None,
+            ));
             col
         })
         .collect();

@@ -45,6 +45,26 @@ impl Experiment for Toy {
     }
 }
 
+/// A page with nothing but its parameters.
+macro_rules! bare_page {
+    ($t:ty) => {
+        impl Page for $t {
+            type Data = Data;
+            type Experiment = $t;
+            const CLAIMS: &'static [harness_core::claims::Claim] = &[];
+            const EXHIBITS: &'static [Exhibit<Data>] = &[];
+            fn check(_: &Data) -> Result<()> {
+                Ok(())
+            }
+            fn judge(_: &crate::page::Judged<Data>, _: &mut crate::page::Judge) -> Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+
+bare_page!(Toy);
+
 impl Parameters for Toy {
     const ABOUT: &'static str = "Toy parameters.";
     fn per_profile(profile: Profile) -> Vec<Setting> {
@@ -207,6 +227,8 @@ impl Experiment for Uneven {
         unreachable!()
     }
 }
+
+bare_page!(Uneven);
 
 impl Parameters for Uneven {
     fn per_profile(profile: Profile) -> Vec<Setting> {
