@@ -23,7 +23,9 @@
 //! - judging the run twice gives the same analysis; the analysis stored in
 //!   the run is what judging its data gives; `check` refuses the run with its
 //!   analysis edited by hand (`judge`);
-//! - the answer names every headline estimate and shows its point (`answer`);
+//! - the answer names a headline estimate and shows each point it marks;
+//!   every headline estimate is shown on the page: on the answer, or in the
+//!   Findings or an exhibit other than `precision` (`answer`);
 //! - the CSV export's measured cells are numbers (`export`);
 //! - `check` passes the run and refuses it with any one of the chapter's work
 //!   counts off by one; an edited data number marks the run edited (`refusals`);
@@ -40,6 +42,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+mod answer;
 mod checks;
 mod page;
 mod step;
@@ -151,7 +154,7 @@ impl Suite {
             ("exhibits", checks::exhibits),
             ("headline", checks::headline),
             ("judge", checks::judge),
-            ("answer", checks::answer),
+            ("answer", answer::answer),
             ("export", checks::export),
             ("refusals", checks::refusals),
             ("hostile", checks::hostile),

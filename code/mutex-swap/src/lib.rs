@@ -4,8 +4,10 @@
 //!
 //! The crate reads top-down: the designs and wait strategies are listed here,
 //! one module each; [`experiment`] runs one burst of messages through a design;
-//! [`run`] runs the experiments into the chapter's results; [`book`] reads
-//! the results into the page's exhibits and the verdict.
+//! [`run`] runs the experiments into the chapter's results. This library is
+//! the chapter's experiment; the page (the claim, its rule, the exhibits) is
+//! the binary's `page` module, which the library cannot name: nothing the
+//! page does can move a measured number.
 //!
 //! A `std::sync::MutexGuard` held across an `.await` makes the future `!Send`,
 //! so `tokio::spawn` refuses it. This doctest is the rejected form and must
@@ -20,7 +22,6 @@
 // The lesson of the chapter, enforced on its own code.
 #![deny(clippy::await_holding_lock)]
 
-pub mod book;
 pub mod cpu;
 pub mod experiment;
 pub mod guard_across_await;

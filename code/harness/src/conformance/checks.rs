@@ -6,7 +6,6 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
 use super::{Subject, BUILT_IN, RENDER_ERROR};
-use crate::values::Unit;
 
 /// What the chapter lists: its exhibits (own and built-in) and its claims
 /// as `(id, statement)`.
@@ -51,6 +50,15 @@ pub(crate) fn render_all(
     s: &Subject,
     root: &Path,
 ) -> Result<BTreeMap<String, Result<String, String>>> {
+    Ok(render_all_with_findings(s, root)?.0)
+}
+
+/// `render-all --results <root>`: each exhibit's markdown or error, and the
+/// chapter's findings (what the Findings page shows of it) as JSON.
+pub(crate) fn render_all_with_findings(
+    s: &Subject,
+    root: &Path,
+) -> Result<(BTreeMap<String, Result<String, String>>, Value)> {
     let out = s
         .step(
             "render-all",
@@ -69,7 +77,8 @@ pub(crate) fn render_all(
         .get("exhibits")
         .and_then(Value::as_object)
         .context("render-all printed no exhibits")?;
-    Ok(exhibits
+    let findings = v.pointer("/findings/Ok").cloned().unwrap_or(Value::Null);
+    let exhibits = exhibits
         .iter()
         .map(|(name, r)| {
             let r = match (r.get("Ok"), r.get("Err")) {
@@ -79,7 +88,8 @@ pub(crate) fn render_all(
             };
             (name.clone(), r)
         })
-        .collect())
+        .collect();
+    Ok((exhibits, findings))
 }
 
 /// Why the markdown `md` of exhibit `name` is not a rendered exhibit.
@@ -258,7 +268,7 @@ pub(crate) fn headline(s: &Subject) -> Result<()> {
 }
 
 /// `judge <file>`: the analysis judging the file's data gives, as JSON.
-fn judged(s: &Subject, file: &Path) -> Result<Value> {
+pub(crate) fn judged(s: &Subject, file: &Path) -> Result<Value> {
     let out = s
         .step("judge", &["judge".as_ref(), file.as_os_str()])?
         .success()?;
@@ -329,56 +339,6 @@ pub(crate) fn judge(s: &Subject) -> Result<()> {
          estimate's point changed, the data not)"
     );
     Ok(())
-}
-
-/// The answer under the chapter's question (the exhibit carrying
-/// `data-answer="<chapter>"`) names a headline estimate, when there are
-/// any, and each number it marks with a headline estimate's name is that
-/// estimate's point. (Not every headline estimate: channel-latency's
-/// headline has one ratio per payload size, the answer the sizes it
-/// decides on; a number the answer marks that a smoke run's headline
-/// lacks, as mutex-cost's MUT-1 at 100,000 futures, is let be.)
-pub(crate) fn answer(s: &Subject) -> Result<()> {
-    let chapter = &s.suite.chapter;
-    let all = render_all(s, &s.root)?;
-    let marker = format!("data-answer=\"{chapter}\"");
-    let Some((name, md)) = all.iter().find_map(|(n, r)| {
-        r.as_ref()
-            .ok()
-            .filter(|md| md.contains(&marker))
-            .map(|md| (n, md))
-    }) else {
-        bail!("no exhibit carries the answer ({marker})");
-    };
-    let headline = headline_of(s, &s.file)?;
-    let marked = crate::render::reader::numbers_of(md);
-    let mut problems = Vec::new();
-    if !headline.is_empty()
-        && !marked
-            .iter()
-            .any(|(m, _)| headline.iter().any(|(h, _)| h == m))
-    {
-        let names: Vec<&str> = headline.iter().map(|(h, _)| h.as_str()).collect();
-        problems.push(format!(
-            "the answer ({name}) names none of the headline estimates ({})",
-            names.join("; ")
-        ));
-    }
-    for (m, shown) in &marked {
-        match headline.iter().find(|(h, _)| h == m) {
-            None => {}
-            Some((_, [_, Some(point), _])) => {
-                let units = [Unit::Ratio, Unit::Share, Unit::Nanos, Unit::Plain];
-                if !units.iter().any(|u| u.show(*point) == *shown) {
-                    problems.push(format!(
-                        "the answer ({name}) shows {shown:?} for {m:?}, whose point is {point}"
-                    ));
-                }
-            }
-            Some(_) => {} // not finite: `headline` says so
-        }
-    }
-    join(problems)
 }
 
 /// `export <dir>` writes the run and every table; in every CSV, a value

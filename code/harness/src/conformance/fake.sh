@@ -88,7 +88,9 @@ headline)
     point=2.0
     is headline-outside && point=3.0
     is headline-nan && point=null
-    echo "{\"estimates\": [{\"name\": \"FK-1\", \"estimate\": {\"point_ns\": $point, \"lower_ns\": 1.5, \"upper_ns\": 2.5}}], \"verdicts\": []}" ;;
+    extra=
+    is headline-unshown && extra=', {"name": "FK-2", "estimate": {"point_ns": 7.0, "lower_ns": 6.5, "upper_ns": 7.5}}'
+    echo "{\"estimates\": [{\"name\": \"FK-1\", \"estimate\": {\"point_ns\": $point, \"lower_ns\": 1.5, \"upper_ns\": 2.5}}$extra], \"verdicts\": []}" ;;
 check)
     if grep -q '"id": "x<' "$2" && ! is id-accepted; then
         echo "error: machine id must be lowercase letters" >&2

@@ -166,6 +166,15 @@ fn an_answer_that_names_no_headline_estimate_fails() {
 }
 
 #[test]
+fn a_headline_estimate_the_page_never_shows_fails() {
+    fails_only(
+        "headline-unshown",
+        "answer",
+        "headline estimate \"FK-2\" (7.00× or 700 % or 7.00 ns) is shown nowhere on the page",
+    );
+}
+
+#[test]
 fn a_measurement_written_as_text_in_the_csv_fails() {
     fails_only(
         "csv-text",

@@ -5,7 +5,7 @@ use harness::schedule::{At, Planned, Schedule};
 use harness::timing::{Sampling, Timing};
 use harness::{Lab, Profile};
 
-use super::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
+use super::data::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
 use crate::cpu::cache_line_bytes;
 use crate::experiment::{run_bursts_for, time_bursts, worker_threads, Passes, PointSpec};
 use crate::inbox::Sink;

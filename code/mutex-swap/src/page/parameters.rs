@@ -5,9 +5,10 @@
 use harness::parameters::{Parameters, Setting};
 use harness::{Cell, Profile, Run};
 
-use super::Data;
-use crate::run::MutexSwap;
-use crate::{params, HEAVY_WORK, LIGHT_WORK};
+use mutex_swap::run::Data;
+use mutex_swap::{params, HEAVY_WORK, LIGHT_WORK};
+
+use super::MutexSwap;
 
 impl Parameters for MutexSwap {
     const ABOUT: &'static str = "Every burst sends the same total of messages, split evenly \

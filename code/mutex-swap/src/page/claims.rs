@@ -1,10 +1,14 @@
-//! FAN-4, the claim this chapter decides, and the rule that decides it.
+//! FAN-4, the claim this chapter decides, and the rule that decides it:
+//! the judge names the estimates every row of the verdict map reads, gives
+//! the claim its verdict on one run and lists the headline (`judge`).
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
+use harness::stats::Statistic;
+use harness::{Claim, Condition, Estimate, Judge, Judged, Outcome, Unit, Verdict};
 
-use crate::run::{Data, Experiment, Measured, FAN4_FROM_PRODUCERS};
-use crate::{Design, Wait};
+use mutex_swap::run::{Data, Experiment, Measured, FAN4_FROM_PRODUCERS};
+use mutex_swap::{Design, Wait};
+
+use super::estimates::{batch, steady_batch, BATCH_METHOD};
 
 const SOURCE: &str =
     "[buffered-mpsc: mpsc vs mutex-swap fan-in](https://github.com/JuxhinDB/buffered-mpsc)";
@@ -38,9 +42,9 @@ pub const CLAIMS: &[Claim] = &[Claim {
 /// Which passes a batch is averaged over.
 #[derive(Clone, Copy, PartialEq)]
 enum BatchOver {
-    /// Each burst's largest pass left out (`Measured::steady_batch`).
+    /// Each burst's largest pass left out (`estimates::steady_batch`).
     Steady,
-    /// Every pass (`Measured::batch`).
+    /// Every pass (`estimates::batch`).
     Every,
 }
 
@@ -53,6 +57,10 @@ struct Setting {
     wait: Wait,
     statistic: Statistic,
     batch: BatchOver,
+    /// What the name of the row's ratio adds after the producer count
+    /// (`ratio_name`): nothing for the fair row's, which the headline
+    /// lists, and for the every-pass row, whose ratio is the fair row's.
+    ratio_tag: &'static str,
     fair: bool,
     as_published: bool,
 }
@@ -65,6 +73,7 @@ const SETTINGS: [Setting; 5] = [
         wait: Wait::Notify,
         statistic: Statistic::Mean,
         batch: BatchOver::Steady,
+        ratio_tag: "",
         fair: true,
         as_published: false,
     },
@@ -75,6 +84,7 @@ const SETTINGS: [Setting; 5] = [
         wait: Wait::BusyPoll,
         statistic: Statistic::Mean,
         batch: BatchOver::Steady,
+        ratio_tag: ", busy-polling consumer",
         fair: false,
         as_published: true,
     },
@@ -85,6 +95,7 @@ const SETTINGS: [Setting; 5] = [
         wait: Wait::YieldNow,
         statistic: Statistic::Mean,
         batch: BatchOver::Steady,
+        ratio_tag: ", yield_now consumer",
         fair: false,
         as_published: false,
     },
@@ -95,6 +106,7 @@ const SETTINGS: [Setting; 5] = [
         wait: Wait::Notify,
         statistic: Statistic::Median,
         batch: BatchOver::Steady,
+        ratio_tag: ", median burst time",
         fair: false,
         as_published: false,
     },
@@ -105,6 +117,7 @@ const SETTINGS: [Setting; 5] = [
         wait: Wait::Notify,
         statistic: Statistic::Mean,
         batch: BatchOver::Every,
+        ratio_tag: "",
         fair: false,
         as_published: false,
     },
@@ -113,21 +126,65 @@ const SETTINGS: [Setting; 5] = [
 #[cfg(test)]
 impl Setting {
     /// Whether `key` is one of the two points this row compares.
-    fn reads(&self, key: crate::run::Key) -> bool {
+    fn reads(&self, key: mutex_swap::run::Key) -> bool {
         let (experiment, design, wait, producers, work_rounds) = key;
         let (swap_in, pop_in) = self.experiments;
         producers >= FAN4_FROM_PRODUCERS
-            && work_rounds == crate::LIGHT_WORK
+            && work_rounds == mutex_swap::LIGHT_WORK
             && wait == self.wait
             && ((experiment, design) == (swap_in, Design::StdMutexSwap)
                 || (experiment, design) == (pop_in, Design::StdMutexPopOne))
     }
 }
 
-/// A setting's points: at every producer count from 128 up where it has
-/// both, the std swap with the ratio one message per lock ÷ swap of their
-/// burst times (bootstrapped interval).
-fn fan4_points<'a>(data: &'a Data, s: &Setting) -> Vec<(&'a Measured, Estimate)> {
+fn producers(p: u64) -> String {
+    format!("{} producers", harness::fmt::thousands(p))
+}
+
+/// The name of one message per lock ÷ std swap at `p` producers, `tag`
+/// after the count: `FAN-4, 8,192 producers: one message per lock ÷ std
+/// swap` for the fair row (the headline's; precision and `harness compare`
+/// read it), `FAN-4, 512 producers (closest call): ...` for the headline's
+/// closest call, `FAN-4, 1,024 producers, busy-polling consumer: ...` for
+/// another row.
+fn ratio_name(p: u64, tag: &str) -> String {
+    format!(
+        "FAN-4, {}{tag}: one message per lock ÷ std swap",
+        producers(p)
+    )
+}
+
+/// The headline's name of the fair row's ratio at `p` producers, which
+/// the answer's number is marked with.
+pub fn headline_name(p: u64) -> String {
+    ratio_name(p, "")
+}
+
+/// The name of the batch a row reads from its swap point `swap`.
+fn batch_name(swap: &Measured, over: BatchOver) -> String {
+    match over {
+        BatchOver::Steady => {
+            let consumer = match swap.wait {
+                Wait::Notify => "Notify consumer",
+                Wait::BusyPoll => "busy-polling consumer",
+                Wait::YieldNow => "yield_now consumer",
+            };
+            format!(
+                "FAN-4, {}, {consumer}: messages per pass without the largest",
+                producers(swap.producers)
+            )
+        }
+        BatchOver::Every => format!(
+            "FAN-4, {}: messages per pass, every pass",
+            producers(swap.producers)
+        ),
+    }
+}
+
+/// A setting's pairs of points: at every producer count from 128 up where
+/// it has both, the std swap and the same std Mutex taking one message per
+/// lock.
+fn pairs<'a>(data: &'a Data, s: &Setting) -> Vec<(&'a Measured, &'a Measured)> {
     let (swap_in, pop_in) = s.experiments;
     data.producers(swap_in)
         .into_iter()
@@ -135,40 +192,59 @@ fn fan4_points<'a>(data: &'a Data, s: &Setting) -> Vec<(&'a Measured, Estimate)>
         .filter_map(|p| {
             let swap = data.point(swap_in, Design::StdMutexSwap, s.wait, p).ok()?;
             let pop_one = data.point(pop_in, Design::StdMutexPopOne, s.wait, p).ok()?;
-            Some((swap, ratio(&pop_one.timing, &swap.timing, s.statistic)))
+            Some((swap, pop_one))
         })
         .collect()
 }
 
-/// FAN-4's ratios in the fair row at the largest producer count and, when
-/// another count comes nearer to the line, at that closest call too.
-pub fn decisive_estimates(data: &Data) -> Vec<(String, Estimate)> {
-    let points = fan4_points(data, &SETTINGS[0]);
-    let Some((largest, top)) = points.last() else {
-        return Vec::new();
+/// The std swap's point at the fair row's largest producer count, where
+/// the headline's ratio is read (the answer's and the badge's number).
+pub fn at_scale(data: &Data) -> Option<&Measured> {
+    pairs(data, &SETTINGS[0]).last().map(|&(swap, _)| swap)
+}
+
+/// A setting's points with their ratio one message per lock ÷ swap of the
+/// burst times (bootstrapped interval), named by the judge.
+fn fan4_points<'a>(
+    data: &'a Data,
+    s: &Setting,
+    j: &mut Judge,
+) -> Result<Vec<(&'a Measured, Estimate, String)>> {
+    pairs(data, s)
+        .into_iter()
+        .map(|(swap, pop_one)| {
+            let name = ratio_name(swap.producers, s.ratio_tag);
+            let r = j.ratio(&name, &pop_one.timing, &swap.timing, s.statistic)?;
+            Ok((swap, r, name))
+        })
+        .collect()
+}
+
+/// The headline: FAN-4's ratio in the fair row at the largest producer
+/// count and, when another count comes nearer to the line, at that closest
+/// call first (named for it: the same figure under its headline name).
+fn headline(fair: &[(&Measured, Estimate, String)], data: &Data, j: &mut Judge) -> Result<()> {
+    let Some((largest, _, top)) = fair.last() else {
+        return Ok(());
     };
-    let name = |p: u64, note: &str| {
-        format!(
-            "FAN-4, {} producers{note}: one message per lock ÷ std swap",
-            harness::fmt::thousands(p)
-        )
-    };
-    let mut out = Vec::new();
-    if let Some((swap, r)) = points
+    if let Some((swap, _, _)) = fair
         .iter()
         .min_by(|a, b| a.1.lower_ns.total_cmp(&b.1.lower_ns))
     {
         if swap.producers != largest.producers {
-            out.push((name(swap.producers, " (closest call)"), *r));
+            let pop_one = data.point(
+                SETTINGS[0].experiments.1,
+                Design::StdMutexPopOne,
+                SETTINGS[0].wait,
+                swap.producers,
+            )?;
+            let name = ratio_name(swap.producers, " (closest call)");
+            j.ratio(&name, &pop_one.timing, &swap.timing, SETTINGS[0].statistic)?;
+            j.headline(&name);
         }
     }
-    out.push((name(largest.producers, ""), *top));
-    out
-}
-
-/// The fair row's points (see `fan4_points`), for the page's answer.
-pub(super) fn fair_points(data: &Data) -> Vec<(&Measured, Estimate)> {
-    fan4_points(data, &SETTINGS[0])
+    j.headline(top);
+    Ok(())
 }
 
 /// "Many messages per pass": holds when the batch's interval clears 10,
@@ -185,23 +261,34 @@ fn batch_outcome(batch: &Estimate) -> Outcome {
 }
 
 /// The rule on one row: every point from 128 producers up must batch clear
-/// of 10 (`batch_outcome`) and lose clearly to the swap without batching. `None` when the
-/// run has no such point for the row.
-fn fan4_row(data: &Data, s: &Setting) -> Option<Condition> {
-    let at_scale = fan4_points(data, s);
-    if at_scale.is_empty() {
-        return None;
+/// of 10 (`batch_outcome`) and lose clearly to the swap without batching,
+/// its ratios and batches named. `None` when the run has no such point for
+/// the row.
+fn fan4_row(
+    points: &[(&Measured, Estimate, String)],
+    s: &Setting,
+    j: &mut Judge,
+) -> Result<Option<Condition>> {
+    if points.is_empty() {
+        return Ok(None);
     }
     let mut parts = Vec::new();
     let mut figures = Vec::new();
-    for (swap, r) in &at_scale {
+    let mut names = Vec::new();
+    for (swap, r, ratio) in points {
         let (batch, mean) = match s.batch {
             BatchOver::Steady => (
-                swap.steady_batch(),
+                steady_batch(swap),
                 swap.passes.messages_per_pass_without_largest(),
             ),
-            BatchOver::Every => (swap.batch(), swap.passes.messages_per_pass()),
+            BatchOver::Every => (batch(swap), swap.passes.messages_per_pass()),
         };
+        if let Some(b) = batch {
+            let name = batch_name(swap, s.batch);
+            j.estimate(&name, b, Unit::Plain, BATCH_METHOD)?;
+            names.push(name);
+        }
+        names.push(ratio.clone());
         parts.push(batch.map_or(Outcome::Inconclusive, |b| batch_outcome(&b)));
         parts.push(Outcome::at_least(r, 1.0 + MIN_EFFECT));
         let batch = batch.map_or_else(
@@ -224,26 +311,43 @@ fn fan4_row(data: &Data, s: &Setting) -> Option<Condition> {
         s.setting,
         Outcome::all_of(&parts),
         figures.join("; "),
-    );
+    )
+    .reads(names);
     if s.fair {
         row = row.fair();
     }
     if s.as_published {
         row = row.as_published();
     }
-    Some(row)
+    Ok(Some(row))
+}
+
+/// FAN-4 judged on one run: the verdict, the estimates its rows read, and
+/// the point and ratio its badge reads (the fair row's largest count).
+pub struct Fan4<'a> {
+    pub verdict: Verdict,
+    pub reads: Vec<String>,
+    pub at_scale: Option<(&'a Measured, Estimate)>,
 }
 
 /// One machine's verdict: the map of every setting, the headline derived
-/// from it, the fair row's figures as evidence.
-fn fan4_verdict(run: &Run<Data>) -> Verdict {
+/// from it, the fair row's figures as evidence; every estimate a row reads
+/// named, and the headline listed.
+pub fn judge<'a>(run: &Judged<'a, Data>, j: &mut Judge) -> Result<Fan4<'a>> {
     let claim = &CLAIMS[0];
-    let rows: Vec<Condition> = SETTINGS
-        .iter()
-        .filter_map(|s| fan4_row(&run.data, s))
-        .collect();
+    let data = run.data;
+    let mut rows = Vec::new();
+    let mut at_scale = None;
+    for (i, s) in SETTINGS.iter().enumerate() {
+        let points = fan4_points(data, s, j)?;
+        if i == 0 {
+            headline(&points, data, j)?;
+            at_scale = points.last().map(|&(swap, r, _)| (swap, r));
+        }
+        rows.extend(fan4_row(&points, s, j)?);
+    }
     let Some(fair) = rows.iter().find(|r| r.fair) else {
-        return Verdict::not_measured(
+        let verdict = Verdict::not_measured(
             claim,
             format!(
                 "{} has no std Mutex swap and one-per-lock points at {FAN4_FROM_PRODUCERS} \
@@ -251,25 +355,31 @@ fn fan4_verdict(run: &Run<Data>) -> Verdict {
                 run.machine()
             ),
         );
+        return Ok(Fan4 {
+            verdict,
+            reads: Vec::new(),
+            at_scale,
+        });
     };
     let evidence = fair.figure.clone();
-    Verdict::from_map(claim, run.machine(), rows, evidence)
-}
-
-pub fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
-    Ok(vec![Block::Verdicts(
-        book.runs
-            .iter()
-            .map(|run| super::reader::read(&run.data, fan4_verdict(run)))
-            .collect(),
-    )])
+    let mut reads: Vec<String> = Vec::new();
+    for name in rows.iter().flat_map(|r| &r.estimates) {
+        if !reads.contains(name) {
+            reads.push(name.clone());
+        }
+    }
+    Ok(Fan4 {
+        verdict: Verdict::from_map(claim, run.machine(), rows, evidence),
+        reads,
+        at_scale,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::SETTINGS;
-    use crate::run::{is_decisive, plan, schedule};
     use harness::Profile;
+    use mutex_swap::run::{is_decisive, plan, schedule};
 
     /// The run gives extra rounds to exactly the points FAN-4's fair and
     /// as-published rows read, in every profile: the schedule's deciding

@@ -1,13 +1,15 @@
 //! The batching effect: how many messages a consumer pass moves, on average
 //! over the rounds (with and without each burst's largest pass) and at most
-//! in one pass.
+//! in one pass. The intervals are the judge's, read by name.
 use anyhow::Result;
 use harness::{Block, Book, Cell, Unit};
 
-use super::runtime_note;
+use mutex_swap::run::{Data, Experiment};
+use mutex_swap::{Design, Wait};
+
+use super::common::runtime_note;
+use super::estimates::{batch_name, steady_batch_name, stored};
 use super::throughput::per_design;
-use super::{Data, Experiment};
-use crate::{Design, Wait};
 
 pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -19,7 +21,7 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
              over the point's rounds in brackets; Notify consumer. For the sharded design a pass \
              visits every shard. {note}."
         ),
-        |m| match m.batch() {
+        |m| match stored(run, &batch_name(m)) {
             Some(b) => Cell::Estimate(b, Unit::Plain),
             None => Cell::Number(m.passes.messages_per_pass(), Unit::Plain),
         },
@@ -30,7 +32,7 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
             "The same mean with each burst's largest pass left out, the reading FAN-4's fair \
              row decides on; Notify consumer. {note}."
         ),
-        |m| match m.steady_batch() {
+        |m| match stored(run, &steady_batch_name(m)) {
             Some(b) => Cell::Estimate(b, Unit::Plain),
             None => Cell::Number(m.passes.messages_per_pass_without_largest(), Unit::Plain),
         },

@@ -5,8 +5,10 @@ use harness::published::Dataset;
 use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Series, Table, Unit};
 use serde::Deserialize;
 
-use super::{million_per_s, rate, runtime_note, Data, Experiment, Measured};
-use crate::{Design, Wait};
+use mutex_swap::run::{Data, Experiment, Measured};
+use mutex_swap::{Design, Wait};
+
+use super::common::{million_per_s, rate, runtime_note};
 
 /// Published reference: the fan-in chapter's dataset, burst time per design.
 #[derive(Deserialize)]

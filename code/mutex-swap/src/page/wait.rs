@@ -1,12 +1,14 @@
 //! How the consumer waits: every swap design (and one message per lock)
 //! with every wait strategy, and what a busy-polling consumer costs the
-//! producers.
+//! producers. The ratios are the judge's, read by name.
 use anyhow::{Context, Result};
-use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Cell, Estimate, Table, Unit};
 
-use super::{million_per_s, runtime_note, Data, Experiment};
-use crate::{Design, Wait};
+use mutex_swap::run::{Data, Experiment};
+use mutex_swap::{Design, Wait};
+
+use super::common::{million_per_s, runtime_note};
+use super::estimates::vs_notify_name;
 
 pub fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -34,7 +36,7 @@ pub fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
         )
         .left(&[1]);
         for design in Design::WAITED {
-            let notify = data.point(Experiment::Wait, design, Wait::Notify, p)?;
+            data.point(Experiment::Wait, design, Wait::Notify, p)?;
             for wait in Wait::ALL {
                 let m = data.point(Experiment::Wait, design, wait, p)?;
                 t.push(vec![
@@ -52,7 +54,7 @@ pub fn tables(book: &Book<Data>) -> Result<Vec<Block>> {
                     if wait == Wait::Notify {
                         "—".into()
                     } else {
-                        Cell::times(&ratio(&m.timing, &notify.timing, Statistic::Mean))
+                        Cell::times(&run.analysis.estimate(&vs_notify_name(design, wait, p))?)
                     },
                 ]);
             }
@@ -68,9 +70,10 @@ pub fn busy_cost(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut text = String::new();
     for p in data.producers(Experiment::Wait) {
         let busy_vs_notify = |design: Design| -> Result<Estimate> {
-            let busy = data.point(Experiment::Wait, design, Wait::BusyPoll, p)?;
-            let notify = data.point(Experiment::Wait, design, Wait::Notify, p)?;
-            Ok(ratio(&busy.timing, &notify.timing, Statistic::Mean))
+            data.point(Experiment::Wait, design, Wait::BusyPoll, p)?;
+            data.point(Experiment::Wait, design, Wait::Notify, p)?;
+            run.analysis
+                .estimate(&vs_notify_name(design, Wait::BusyPoll, p))
         };
         let mut worst: Option<(Design, Estimate)> = None;
         let mut parts = Vec::new();

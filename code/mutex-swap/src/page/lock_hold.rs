@@ -1,11 +1,13 @@
 //! How long the lock is held: the std swap against draining under the lock
 //! and against one message per lock, with light and heavy consumer work.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::{runtime_note, work_kind, Data, Experiment};
-use crate::{Design, Wait, HEAVY_WORK, LIGHT_WORK};
+use mutex_swap::run::{Data, Experiment, Measured};
+use mutex_swap::{Design, Wait, HEAVY_WORK, LIGHT_WORK};
+
+use super::common::{runtime_note, work_kind};
+use super::estimates::{lock_hold_swap, vs_swap_name};
 
 pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -37,22 +39,7 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
     for rounds in [LIGHT_WORK, HEAVY_WORK] {
         for p in data.producers(Experiment::LockHold) {
             // With light work, the swap is the throughput experiment's point.
-            let swap = if rounds == LIGHT_WORK {
-                data.point(
-                    Experiment::Throughput,
-                    Design::StdMutexSwap,
-                    Wait::Notify,
-                    p,
-                )
-            } else {
-                data.point_with(
-                    Experiment::LockHold,
-                    Design::StdMutexSwap,
-                    Wait::Notify,
-                    p,
-                    rounds,
-                )
-            }?;
+            let swap = lock_hold_swap(data, p, rounds)?;
             let locked = data.point_with(
                 Experiment::LockHold,
                 Design::StdMutexDrainLocked,
@@ -69,8 +56,9 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
                     rounds,
                 )
                 .ok();
-            let vs_swap =
-                |m: &super::Measured| Cell::times(&ratio(&m.timing, &swap.timing, Statistic::Mean));
+            let vs_swap = |m: &Measured| -> Result<Cell> {
+                Ok(Cell::times(&run.analysis.estimate(&vs_swap_name(m))?))
+            };
             t.push(vec![
                 Cell::from(work_kind(rounds)),
                 data.work_cost(rounds)
@@ -83,8 +71,8 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
                 pop_one.map_or(Cell::from("not measured"), |m| Cell::time(&m.timing.mean)),
                 Cell::Number(swap.passes.messages_per_pass(), Unit::Plain),
                 Cell::Number(locked.passes.messages_per_pass(), Unit::Plain),
-                vs_swap(locked),
-                pop_one.map_or(Cell::from("—"), vs_swap),
+                vs_swap(locked)?,
+                pop_one.map_or(Ok(Cell::from("—")), vs_swap)?,
             ]);
         }
     }

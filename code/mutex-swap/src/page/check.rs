@@ -3,10 +3,9 @@
 //! there once.
 use anyhow::{bail, ensure, Context, Result};
 
-use super::{Data, Experiment, Key};
-use crate::experiment::Passes;
-use crate::run::{is_decisive, plan_for, profile_name, PROFILED_WAITS};
-use crate::{Wait, HEAVY_WORK, LIGHT_WORK};
+use mutex_swap::experiment::Passes;
+use mutex_swap::run::{is_decisive, plan_for, profile_name, Data, Experiment, Key, PROFILED_WAITS};
+use mutex_swap::{Wait, HEAVY_WORK, LIGHT_WORK};
 
 pub fn check(data: &Data) -> Result<()> {
     ensure!(data.worker_threads > 0, "worker_threads is zero");

@@ -1,62 +1,68 @@
 //! The chapter in a reader's words: the answer under the question, the
 //! badge of FAN-4 (plain verdict, one number, which way it points) and the
-//! summary list that ends the page, all printed from the results.
+//! summary list that ends the page, printed from the results and the
+//! estimates the judge named (read by name).
 use anyhow::Result;
 use harness::claims::Reading;
 use harness::render::reader::{self, Advice};
-use harness::stats::{ratio, Statistic};
-use harness::{Block, Book, Estimate, Unit, Verdict};
+use harness::{Block, Book, Estimate, Run, Unit, Verdict};
 
-use crate::run::{Data, Experiment, Measured};
-use crate::{Design, Wait};
+use mutex_swap::run::{Data, Experiment, Measured};
+use mutex_swap::{Design, Wait};
 
-/// The fair row's largest producer count: the swap's point there and one
-/// message per lock ÷ swap (the headline estimate).
-fn at_scale(d: &Data) -> Option<(&Measured, Estimate)> {
-    super::claims::fair_points(d).into_iter().last()
+use super::claims;
+use super::estimates::vs_notify_name;
+
+/// The fair row's largest producer count: the swap's point there, the
+/// headline estimate (one message per lock ÷ swap) and its name.
+fn at_scale(run: &Run<Data>) -> Result<Option<(&Measured, Estimate, String)>> {
+    let Some(swap) = claims::at_scale(&run.data) else {
+        return Ok(None);
+    };
+    let name = claims::headline_name(swap.producers);
+    Ok(Some((swap, run.analysis.estimate(&name)?, name)))
 }
 
 /// Busy-polling ÷ Notify burst time of the std swap at the largest count
 /// the wait experiment measured, and the consumer's share of a core each way.
-fn busy_cost(d: &Data) -> Option<(u64, Estimate, f64, f64)> {
-    let p = *d.producers(Experiment::Wait).last()?;
-    let busy = d
-        .point(Experiment::Wait, Design::StdMutexSwap, Wait::BusyPoll, p)
-        .ok()?;
-    let notify = d
-        .point(Experiment::Wait, Design::StdMutexSwap, Wait::Notify, p)
-        .ok()?;
-    Some((
+fn busy_cost(run: &Run<Data>) -> Result<Option<(u64, Estimate, f64, f64)>> {
+    let d = &run.data;
+    let Some(&p) = d.producers(Experiment::Wait).last() else {
+        return Ok(None);
+    };
+    let point = |wait| {
+        d.point(Experiment::Wait, Design::StdMutexSwap, wait, p)
+            .ok()
+    };
+    let (Some(busy), Some(notify)) = (point(Wait::BusyPoll), point(Wait::Notify)) else {
+        return Ok(None);
+    };
+    let r = run
+        .analysis
+        .estimate(&vs_notify_name(Design::StdMutexSwap, Wait::BusyPoll, p))?;
+    Ok(Some((
         p,
-        ratio(&busy.timing, &notify.timing, Statistic::Mean),
+        r,
         busy.passes.consumer_core_share(),
         notify.passes.consumer_core_share(),
-    ))
-}
-
-fn headline_name(producers: u64) -> String {
-    format!(
-        "FAN-4, {} producers: one message per lock ÷ std swap",
-        harness::fmt::thousands(producers)
-    )
+    )))
 }
 
 /// The answer under the question.
 pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let d = &run.data;
     let mut sentences = Vec::new();
-    if let Some((swap, r)) = at_scale(d) {
+    if let Some((swap, r, name)) = at_scale(run)? {
         sentences.push(format!(
             "Swap a `Vec` behind std's `Mutex` and hold the lock for the swap alone: at {} \
              producers the consumer moved {} messages per pass, and taking one message per lock \
              instead took {} the swap's time per burst.",
             harness::fmt::thousands(swap.producers),
             Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
-            reader::number(&headline_name(swap.producers), &r, Unit::Ratio)
+            reader::number(&name, &r, Unit::Ratio)
         ));
     }
-    if let Some((p, r, busy, notify)) = busy_cost(d) {
+    if let Some((p, r, busy, notify)) = busy_cost(run)? {
         sentences.push(format!(
             "Park an idle consumer on `Notify`, not in a loop that polls: at {} producers a \
              polling consumer made each burst take {} as long and kept {} of a core busy, \
@@ -76,9 +82,11 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
 }
 
 /// FAN-4's badge here: the question this chapter asks of it, one number,
-/// which way it points, and why it differs from fan-in's.
-pub(super) fn read(d: &Data, v: Verdict) -> Verdict {
-    let Some((swap, r)) = at_scale(d) else {
+/// which way it points, and why it differs from fan-in's. `at_scale` is the
+/// swap's point at the fair row's largest producer count and the ratio
+/// judged there (the judge gives the badge as it gives the verdict).
+pub(super) fn read(at_scale: Option<(&Measured, Estimate)>, v: Verdict) -> Verdict {
+    let Some((swap, r)) = at_scale else {
         return v;
     };
     v.reads(Reading {
@@ -108,10 +116,9 @@ pub(super) fn read(d: &Data, v: Verdict) -> Verdict {
 /// The summary list that ends the page, and the rows of What to use.
 pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let d = &run.data;
     let machine = reader::machine_class(&run.provenance.machine);
     let mut advice = Vec::new();
-    if let Some((p, r, busy, _)) = busy_cost(d) {
+    if let Some((p, r, busy, _)) = busy_cost(run)? {
         advice.push(Advice {
             chapter: String::new(),
             situation: "A consumer waits for a shared buffer to fill".into(),
@@ -127,7 +134,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
             claim: None,
         });
     }
-    if let Some((swap, r)) = at_scale(d) {
+    if let Some((swap, r, _)) = at_scale(run)? {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Drain a buffer many producers push to".into(),

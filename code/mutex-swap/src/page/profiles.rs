@@ -6,8 +6,10 @@ use harness::render::flame;
 use harness::stacks::Stacks;
 use harness::{Block, Book, Unit};
 
-use super::{runtime_note, Data, WaitProfile};
-use crate::Wait;
+use mutex_swap::run::{Data, WaitProfile};
+use mutex_swap::Wait;
+
+use super::common::runtime_note;
 
 /// The consumer thread's name (`experiment::Burster::new`), the root of
 /// its stacks.
