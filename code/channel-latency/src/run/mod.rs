@@ -1,17 +1,23 @@
 //! What one run of the chapter measures and keeps: the results' data
-//! model, the run itself (`measure`), and the chapter's contract with the
-//! harness. This half decides the numbers, so it is in the results'
-//! fingerprint; `crate::book` only reads them, and is not.
+//! model, the run itself (`measure`, its schedules), and the experiment
+//! half of the chapter's contract with the harness. This half decides the
+//! numbers, so it is in the results' fingerprint; the page (the binary's
+//! `page`, which the library cannot name) only reads them, and is not.
 mod measure;
 
 use anyhow::Result;
+use harness::schedule::RecordedSchedule;
 use harness::timing::Timing;
-use harness::{grid, Chapter, Claim, Estimate, Exhibit, Experiment, Lab, PerOp};
+use harness::{grid, Estimate, Experiment, Lab, PerOp, Profile};
 use serde::{Deserialize, Serialize};
+
+pub use measure::{
+    head_to_head_schedule, ladder_schedule, other_ways_schedule, progress_total, sweep_schedule,
+    LadderKey, OtherKey, SweepKey, MEMCPY, SCHEDULES,
+};
 
 use crate::backpressure;
 use crate::backpressure_ladder::LadderRun;
-use crate::book;
 use crate::head_to_head::HeadToHead;
 use crate::methods::MethodPoint;
 use crate::sweep::{self, MemcpyPoint};
@@ -97,6 +103,11 @@ pub struct Data {
     /// The 8 B burst in a minimal reconstruction's shape beside the book's
     /// (`burst_shapes`); `None` in a run from before them.
     pub shapes: Option<crate::burst_shapes::Shapes>,
+    /// The schedules the run timed through (`SCHEDULES`: the sweep, the
+    /// head-to-head windows, the other ways, B's ladder), as recorded;
+    /// empty in a run from before them.
+    #[serde(default)]
+    pub schedules: Vec<RecordedSchedule>,
 }
 
 /// One sampled profile of bursts run back to back.
@@ -176,17 +187,13 @@ impl Experiment for ChannelLatency {
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)
     }
-}
 
-impl Chapter for ChannelLatency {
-    const CLAIMS: &'static [Claim] = book::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Data>] = book::EXHIBITS;
-
-    fn check(data: &Data) -> Result<()> {
-        book::check(data)
-    }
-
-    fn headline(data: &Data) -> Vec<(String, Estimate)> {
-        book::headline(data)
+    /// The run's recorded schedules; for a run from before them, or
+    /// without a run, the code's plan of `profile`.
+    fn schedules(profile: Profile, data: Option<&Data>) -> Vec<RecordedSchedule> {
+        match data {
+            Some(d) if !d.schedules.is_empty() => d.schedules.clone(),
+            _ => measure::schedules(profile),
+        }
     }
 }

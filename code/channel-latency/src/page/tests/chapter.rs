@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use channel_latency::run::Data;
-use channel_latency::ChannelLatency;
+
+use super::super::{ChannelLatency, Reads};
 use harness::cli::{check_file, render_exhibit};
 use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
-use harness::{fixtures, Block, Cell, Chapter, Outcome, Profile, Progress, Unit, Verdict};
+use harness::{fixtures, Block, Cell, Outcome, Page, Profile, Progress, Unit, Verdict};
 
-fn smoke() -> &'static ResultsFile<Data> {
+pub(super) fn smoke() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     // Read from the suite's shared smoke run when there is one.
     RUN.get_or_init(|| {
@@ -566,11 +567,14 @@ fn the_verdicts_rest_on_the_head_to_head_ratio() {
                 .unwrap();
         assert_eq!(headline, paired, "at {} B", h.bytes);
     }
-    // The headline is the head-to-head ratio at every size.
-    let headline = ChannelLatency::headline(data);
+    // The headline is the head-to-head ratio at every size, named as
+    // precision and `harness compare` read it.
+    let analysis = fixtures::judged::<ChannelLatency>(data);
+    let headline = analysis.headline_estimates().unwrap();
     assert_eq!(headline.len(), channel_latency::PAYLOAD_SIZES.len());
     assert_eq!(headline[0].0, "tokio mpsc ÷ crossbeam-channel, 8 B");
     assert_eq!(headline[0].1, data.tokio_over_crossbeam(8).unwrap());
+    assert_eq!(headline[7].0, "tokio mpsc ÷ crossbeam-channel, 32 KiB");
 
     // A run without head-to-head points is refused, not read another way.
     let mut without = data.clone();
@@ -662,4 +666,81 @@ fn what_to_use_picks_follow_the_results() {
     // The picks are comparisons: none names a claim.
     let line = after.lines().find(|l| l.contains(situation)).unwrap();
     assert!(!line.contains("the verdict on"), "{line}");
+}
+
+#[test]
+fn the_check_reads_the_recorded_schedules() {
+    use harness::Experiment;
+    let data = &smoke().data;
+    assert_eq!(
+        data.schedules,
+        <channel_latency::ChannelLatency as Experiment>::schedules(Profile::Smoke, None),
+        "a smoke run records the smoke plan"
+    );
+    // The head-to-head windows the set-up states must be the record's rounds.
+    let mut windows = data.clone();
+    windows.sweep.head_to_head_windows += 1;
+    let err = format!("{:#}", ChannelLatency::check(&windows).unwrap_err());
+    assert!(err.contains("bursts, expected"), "{err}");
+    let mut rounds = data.clone();
+    rounds.schedules[1].rounds += 1;
+    let err = format!("{:#}", ChannelLatency::check(&rounds).unwrap_err());
+    assert!(
+        err.contains("the head-to-head timing: the schedule records"),
+        "{err}"
+    );
+    // A sweep point's pooled repeats must be the record's timings.
+    let mut timings = data.clone();
+    let samples = timings.points[0].timing.per_sample_ns.len();
+    timings.points[0].timing.repeats = vec![samples / 2, samples - samples / 2];
+    let err = format!("{:#}", ChannelLatency::check(&timings).unwrap_err());
+    assert!(
+        err.contains("2 timings pooled, the recorded schedule gives it 1"),
+        "{err}"
+    );
+    // A record that does not hold together is refused as such.
+    let mut record = data.clone();
+    record.schedules[0].points[0].timings += 1;
+    let err = format!("{:#}", ChannelLatency::check(&record).unwrap_err());
+    assert!(err.contains("schedule \"sweep\""), "{err}");
+    // The schedules in their order.
+    let mut order = data.clone();
+    order.schedules.swap(0, 1);
+    let err = format!("{:#}", ChannelLatency::check(&order).unwrap_err());
+    assert!(err.contains("expected [\"sweep\""), "{err}");
+    // A file from before the record passes on its set-ups alone.
+    let mut old = data.clone();
+    old.schedules.clear();
+    ChannelLatency::check(&old).expect("a run without a record passes");
+}
+
+#[test]
+fn the_judge_names_each_map_row_s_ratio() {
+    let analysis = fixtures::judged::<ChannelLatency>(&smoke().data);
+    let names: Vec<&String> = analysis.estimates.keys().collect();
+    for expected in [
+        "A, the seed read as criterion to_async on a multi-thread runtime, 1 KiB: tokio ÷ crossbeam",
+        "A, each channel timed alone by criterion (the sweep), 32 KiB: tokio ÷ crossbeam",
+        "A at 8 B, minimal shapes: tokio ÷ crossbeam",
+    ] {
+        if std::env::consts::ARCH != "x86_64" && expected.contains("1 KiB") {
+            continue;
+        }
+        assert!(
+            analysis.estimates.contains_key(expected),
+            "{expected} not in {names:?}"
+        );
+    }
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("B ladder, ") && n.ends_with(": tokio ÷ kanal")),
+        "{names:?}"
+    );
+    // Every verdict reads the estimates it names, the headline among them.
+    for v in &analysis.verdicts {
+        for name in &v.estimates {
+            assert!(analysis.estimates.contains_key(name), "{name}");
+        }
+    }
 }
