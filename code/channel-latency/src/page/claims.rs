@@ -419,9 +419,18 @@ fn lat2_shape_row(
 
 // ------------------------------------------------------------ judging
 
+/// What a claim about x86-64 says where no x86-64 machine has results.
+pub(super) const NO_X86: &str = "no x86-64 results yet";
+/// What LAT-4 says where no arm64 machine has results.
+pub(super) const NO_ARM64: &str =
+    "no arm64 results yet (run the measure-latency workflow and import its file)";
+
 /// Judges one run: the headline (the fair ratio at every size), then each
 /// claim its architecture speaks of: LAT-1 and LAT-2 on x86-64, LAT-3 on
-/// every machine, LAT-4 on arm64, LAT-5 and LAT-6 on every machine.
+/// every machine, LAT-4 on arm64, LAT-5 and LAT-6 on every machine. A claim
+/// about the other architecture is stored as not measured by this run (what
+/// a release's column reads); the page's verdicts read each claim from the
+/// runs of its architecture only (`super::verdicts`).
 pub(super) fn judge(run: &Judged<Data>, j: &mut Judge) -> Result<()> {
     for bytes in PAYLOAD_SIZES {
         if let Ok(e) = run.data.tokio_over_crossbeam(bytes) {
@@ -439,10 +448,16 @@ pub(super) fn judge(run: &Judged<Data>, j: &mut Judge) -> Result<()> {
     if is_x86_64(run.arch()) {
         sweep_verdict(j, "LAT-1", run, &[1024, 4096], lat1_rule)?;
         sweep_verdict(j, "LAT-2", run, &all_sizes, lat2_rule)?;
+    } else {
+        for id in ["LAT-1", "LAT-2"] {
+            j.verdict(Verdict::not_measured(claim(id), NO_X86), &[]);
+        }
     }
     sweep_verdict(j, "LAT-3", run, &[32768], lat3_rule)?;
     if is_arm64(run.arch()) {
         sweep_verdict(j, "LAT-4", run, &all_sizes, lat4_rule)?;
+    } else {
+        j.verdict(Verdict::not_measured(claim("LAT-4"), NO_ARM64), &[]);
     }
     backpressure::lat5(j, run)?;
     backpressure::lat6(j, run)?;

@@ -79,7 +79,7 @@ fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
     let mut out = Vec::new();
     for id in ["LAT-1", "LAT-2"] {
         if x86.is_empty() {
-            out.push(Verdict::not_measured(claim(id), "no x86-64 results yet"));
+            out.push(Verdict::not_measured(claim(id), claims::NO_X86));
         }
         for run in &x86 {
             out.extend(judged(run, id)?);
@@ -101,10 +101,7 @@ fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
         ));
     }
     if arm.is_empty() {
-        out.push(Verdict::not_measured(
-            claim("LAT-4"),
-            "no arm64 results yet (run the measure-latency workflow and import its file)",
-        ));
+        out.push(Verdict::not_measured(claim("LAT-4"), claims::NO_ARM64));
     }
     for run in &arm {
         out.extend(judged(run, "LAT-4")?);

@@ -744,3 +744,37 @@ fn the_judge_names_each_map_row_s_ratio() {
         }
     }
 }
+
+#[test]
+fn the_verdicts_go_claim_by_claim_with_one_line_per_missing_architecture() {
+    if std::env::consts::ARCH != "x86_64" {
+        return; // The order below is an x86-64 machine's alone.
+    }
+    let v = fixtures::verdicts::<ChannelLatency>(smoke().data.clone());
+    let lines: Vec<(&str, bool)> = v
+        .iter()
+        .map(|v| (v.claim.id, v.machine.is_some()))
+        .collect();
+    // The run's own verdicts where its architecture decides; LAT-3's
+    // open arm64 half and LAT-4 once each, though the run stores LAT-4
+    // as not measured too.
+    assert_eq!(
+        lines,
+        [
+            ("LAT-1", true),
+            ("LAT-2", true),
+            ("LAT-3", true),
+            ("LAT-3", false),
+            ("LAT-4", false),
+            ("LAT-5", true),
+            ("LAT-6", true),
+        ]
+    );
+    let stored = fixtures::judged::<ChannelLatency>(&smoke().data);
+    let lat4 = stored
+        .verdicts
+        .iter()
+        .find(|v| v.claim == "LAT-4")
+        .expect("LAT-4 stored");
+    assert_eq!(lat4.outcome, Outcome::NotMeasured);
+}
