@@ -3,4 +3,5 @@
 //! files refused; the verdict maps on synthetic timings. Unit tests of the
 //! binary, as the page is not part of the library.
 mod chapter;
+mod judged;
 mod shapes;
