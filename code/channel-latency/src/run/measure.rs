@@ -9,8 +9,9 @@ use harness::schedule::{At, Planned, RecordedSchedule, Schedule, Slot};
 use harness::{Lab, Profile};
 use tokio::runtime::Runtime;
 
-use super::{
-    BackpressureSetup, Data, LadderSetup, MethodsSetup, SweepSetup, BP_CHANNELS, BP_COMPARED,
+use super::data::{
+    bp_all, BackpressureSetup, BurstProfile, Data, LadderSetup, MethodsSetup, SweepSetup,
+    BP_CHANNELS, BP_COMPARED,
 };
 use crate::backpressure_ladder::{self, LadderRun, RUNGS};
 use crate::drivers::{self, Runtimes};
@@ -232,7 +233,7 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
         let (bursts, stacks) = harness::stacks::record(lab, &name, || {
             crate::profiles::bursts_for(channel, bytes, stretch)
         })?;
-        profiles.push(super::BurstProfile {
+        profiles.push(BurstProfile {
             channel: channel.to_string(),
             bytes,
             bursts,
@@ -411,7 +412,7 @@ fn backpressure(lab: &Lab, per_point: usize) -> Result<Vec<backpressure::Run>> {
     for tasks in TASKS {
         let per_task = (per_point / tasks).max(1);
         for bound in BOUNDS {
-            for channel in super::bp_all() {
+            for channel in bp_all() {
                 lab.progress().step(format_args!(
                     "B: {channel}, {tasks} tasks x {per_task}, bound {bound}"
                 ));

@@ -130,9 +130,8 @@ fn frozen_total(profile: Profile) -> usize {
     let sweep_steps = repeats * (Variant::points_per_pass() + PAYLOAD_SIZES.len())
         + PAYLOAD_SIZES.len() * (windows + other_windows * METHODS.len());
     let ladder_steps = backpressure_ladder::REPEATS * RUNGS.len();
-    let bp_steps = TASKS.len()
-        * BOUNDS.len()
-        * (BP_CHANNELS.len() * (1 + ladder_steps) + super::super::BP_COMPARED.len());
+    let bp_steps =
+        TASKS.len() * BOUNDS.len() * (BP_CHANNELS.len() * (1 + ladder_steps) + BP_COMPARED.len());
     sweep_steps
         + bp_steps
         + counted::cases_for(profile).len()
