@@ -5,6 +5,7 @@
 //! published receiver without the receiver reaching back into the run.
 use std::future::Future;
 
+use harness_measure::latency::{self, Percentiles};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -29,35 +30,28 @@ pub trait AsyncChannel: 'static {
     fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<Stamp>> + Send + '_;
 }
 
-/// A latency distribution as stored in the results: HDR histogram summary, ns.
+/// A latency distribution as stored in the results: how many latencies,
+/// and the HDR histogram's summary (`harness_measure::latency::Percentiles`,
+/// flattened: the results' field names are the ones they always had), ns.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Latencies {
     pub count: u64,
-    pub mean_ns: f64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
 }
 
 impl Latencies {
     pub(crate) fn of(h: &Histogram<u64>) -> Latencies {
         Latencies {
             count: h.len(),
-            mean_ns: h.mean(),
-            p50_ns: h.value_at_quantile(0.50),
-            p90_ns: h.value_at_quantile(0.90),
-            p99_ns: h.value_at_quantile(0.99),
-            p999_ns: h.value_at_quantile(0.999),
-            max_ns: h.max(),
+            percentiles: Percentiles::of(h),
         }
     }
 }
 
+/// A histogram of 1 ns to one hour at three significant digits.
 pub(crate) fn histogram() -> Histogram<u64> {
-    // 1 ns to 1 hour at three significant digits.
-    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+    latency::histogram(3_600_000_000_000)
 }
 
 /// What a receiver recorded: the published-method latencies and, per

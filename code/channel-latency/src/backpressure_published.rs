@@ -129,10 +129,10 @@ mod tests {
 
         let sent = vec![vec![90, 115], vec![60]];
         let (before, in_queue) = latencies(&entries, &sent).unwrap();
-        assert_eq!((before.count, before.max_ns), (3, 50));
+        assert_eq!((before.count, before.percentiles.max_ns), (3, 50));
         // In queue: 100 - 90, 110 - 60, 120 - 115.
-        assert_eq!((in_queue.count, in_queue.max_ns), (3, 50));
-        assert_eq!(in_queue.p50_ns, 10);
+        assert_eq!((in_queue.count, in_queue.percentiles.max_ns), (3, 50));
+        assert_eq!(in_queue.percentiles.p50_ns, 10);
         assert!(latencies(&[], &sent).is_none());
     }
 }

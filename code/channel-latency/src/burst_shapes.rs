@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
 use crate::crossbeam_bounded::CrossbeamBounded;
+use crate::delivered::Delivered;
 use crate::minimal_crossbeam::MinimalCrossbeam;
 use crate::minimal_tokio::MinimalTokio;
 use crate::payload::{burst_checksum, Payload};
@@ -75,29 +76,6 @@ impl Shape {
     /// numbers, as everywhere in experiment A.
     pub fn counts_messages(self) -> bool {
         matches!(self, Shape::TokioMinimal | Shape::CrossbeamMinimal)
-    }
-}
-
-/// What one burst of a minimal shape received: messages and the sum of
-/// their sequence numbers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Delivered {
-    pub messages: u64,
-    pub sum: u64,
-}
-
-impl Delivered {
-    pub fn add(&mut self, msg: [u8; 8]) {
-        self.messages += 1;
-        self.sum += u64::from_le_bytes(msg);
-    }
-
-    /// Every message of a burst of `n` arrived, once each.
-    pub fn is_burst_of(self, n: u64) -> bool {
-        self == Delivered {
-            messages: n,
-            sum: burst_checksum(n as usize),
-        }
     }
 }
 

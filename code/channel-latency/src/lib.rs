@@ -16,17 +16,18 @@
 //!   async-channel beside them as comparisons), every message's latency
 //!   recorded two ways (see [`backpressure`]).
 //! - **C, cross-machine**: experiment A's tokio/crossbeam ratio per machine;
-//!   the data is per-machine results files, the comparison is in [`book`].
+//!   the data is per-machine results files, the comparison is on the page
+//!   (the binary's `page`).
 pub mod async_channel_bounded;
 pub mod backpressure;
 pub mod backpressure_common;
 pub mod backpressure_ladder;
 pub mod backpressure_published;
-pub mod book;
 pub mod burst_shapes;
 pub mod cache;
 pub mod counted;
 pub mod crossbeam_bounded;
+pub mod delivered;
 pub mod drivers;
 pub mod flume_async;
 pub mod flume_sync;

@@ -1,3 +1,10 @@
-fn main() -> std::process::ExitCode {
-    harness::chapter_main::<channel_latency::ChannelLatency, channel_latency::ChannelLatency>()
+//! The chapter's binary: its experiment (the library's `ChannelLatency`)
+//! and its page (`page::ChannelLatency`, only here) composed into the
+//! command line every chapter shares (`measure`, `judge`, `render`, ...).
+use std::process::ExitCode;
+
+mod page;
+
+fn main() -> ExitCode {
+    harness::chapter_main::<channel_latency::ChannelLatency, page::ChannelLatency>()
 }

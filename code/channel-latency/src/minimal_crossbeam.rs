@@ -3,7 +3,7 @@
 //! on the calling thread.
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use crate::burst_shapes::Delivered;
+use crate::delivered::Delivered;
 
 pub struct MinimalCrossbeam {
     tx: Sender<[u8; 8]>,

@@ -4,7 +4,7 @@
 //! burst, which builds each message from a stock through `Payload`.
 use tokio::sync::mpsc;
 
-use crate::burst_shapes::Delivered;
+use crate::delivered::Delivered;
 
 pub struct MinimalTokio {
     tx: mpsc::Sender<[u8; 8]>,

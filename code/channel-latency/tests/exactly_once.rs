@@ -159,7 +159,7 @@ fn backpressure_grid<C: AsyncChannel>() {
             assert_eq!(run.received, total);
             assert_eq!(run.before_send.count, total);
             assert_eq!(run.enqueue_to_dequeue.count, total);
-            assert!(run.before_send.p50_ns <= run.before_send.max_ns);
+            assert!(run.before_send.percentiles.p50_ns <= run.before_send.percentiles.max_ns);
             assert!(run.wall_ns > 0 && run.throughput() > 0.0);
             assert_eq!(run.channel, C::ID);
         }
@@ -234,7 +234,7 @@ fn ladder_rungs<C: AsyncChannel>() {
             assert_eq!(counted, total, "{rung:?}: the pause outlasted the drain");
             assert_eq!(run.before_send.count, counted);
             assert_eq!(run.enqueue_to_dequeue.count, counted);
-            assert!(run.before_send.p50_ns <= run.before_send.max_ns);
+            assert!(run.before_send.percentiles.p50_ns <= run.before_send.percentiles.max_ns);
             assert!(run.wall_ns > 0);
         }
     }

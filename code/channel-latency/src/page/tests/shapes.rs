@@ -1,28 +1,13 @@
 //! The 8 B burst in a minimal reconstruction's shape beside the book's: the
 //! smoke run measures and renders it, and LAT-2's "burst shape" row follows
 //! the numbers.
-use std::sync::OnceLock;
-
 use channel_latency::burst_shapes::Shape;
 use channel_latency::run::Data;
-use channel_latency::ChannelLatency;
-use harness::measure::measure_in_memory;
-use harness::results::ResultsFile;
-use harness::timing::Timing;
-use harness::{fixtures, Block, Chapter, Condition, Outcome, Profile, Progress, Verdict};
 
-fn smoke() -> &'static ResultsFile<Data> {
-    static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
-    RUN.get_or_init(|| {
-        fixtures::smoke_run::<ChannelLatency>(|| {
-            Ok(measure_in_memory::<ChannelLatency>(
-                Profile::Smoke,
-                Progress::hidden("channel-latency"),
-            )?
-            .0)
-        })
-    })
-}
+use super::super::ChannelLatency;
+use super::chapter::smoke;
+use harness::timing::Timing;
+use harness::{fixtures, Block, Condition, Outcome, Page, Profile, Verdict};
 
 /// LAT-2's row for the burst's shape, on this machine.
 fn shape_row(verdicts: &[Verdict]) -> Condition {

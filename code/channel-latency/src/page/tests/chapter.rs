@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use channel_latency::run::Data;
-use channel_latency::ChannelLatency;
+
+use super::super::{ChannelLatency, Reads};
 use harness::cli::{check_file, render_exhibit};
 use harness::measure::measure_in_memory;
 use harness::results::{ResultsFile, Store};
-use harness::{fixtures, Block, Cell, Chapter, Outcome, Profile, Progress, Unit, Verdict};
+use harness::{fixtures, Block, Cell, Outcome, Page, Profile, Progress, Unit, Verdict};
 
-fn smoke() -> &'static ResultsFile<Data> {
+pub(super) fn smoke() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     // Read from the suite's shared smoke run when there is one.
     RUN.get_or_init(|| {
@@ -566,11 +567,14 @@ fn the_verdicts_rest_on_the_head_to_head_ratio() {
                 .unwrap();
         assert_eq!(headline, paired, "at {} B", h.bytes);
     }
-    // The headline is the head-to-head ratio at every size.
-    let headline = ChannelLatency::headline(data);
+    // The headline is the head-to-head ratio at every size, named as
+    // precision and `harness compare` read it.
+    let analysis = fixtures::judged::<ChannelLatency>(data);
+    let headline = analysis.headline_estimates().unwrap();
     assert_eq!(headline.len(), channel_latency::PAYLOAD_SIZES.len());
     assert_eq!(headline[0].0, "tokio mpsc ÷ crossbeam-channel, 8 B");
     assert_eq!(headline[0].1, data.tokio_over_crossbeam(8).unwrap());
+    assert_eq!(headline[7].0, "tokio mpsc ÷ crossbeam-channel, 32 KiB");
 
     // A run without head-to-head points is refused, not read another way.
     let mut without = data.clone();

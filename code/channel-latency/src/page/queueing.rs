@@ -4,9 +4,9 @@ use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
 
 use super::published::{self, Backpressure};
-use super::{machine_of, runtime_b, Data};
-use crate::backpressure::{Latencies, Run};
-use crate::{BOUNDS, TASKS};
+use super::{machine_of, runtime_b, Data, Reads};
+use channel_latency::backpressure::{Latencies, Run};
+use channel_latency::{BOUNDS, TASKS};
 
 /// The published mean of `channel` at this setting, if the post gave one.
 fn published_mean(rows: &[Backpressure], channel: &str, tasks: usize, bound: usize) -> Option<f64> {
@@ -69,14 +69,14 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
                     Cell::Text(bound.to_string()),
                     Cell::from(channel),
                     nanos_or_dash(published_mean(&published.rows, channel, tasks, bound)),
-                    Cell::nanos(b.mean_ns),
-                    Cell::nanos(b.p50_ns as f64),
-                    Cell::nanos(b.p99_ns as f64),
-                    Cell::nanos(b.p999_ns as f64),
-                    Cell::nanos(b.max_ns as f64),
-                    Cell::nanos(q.mean_ns),
-                    Cell::nanos(q.p50_ns as f64),
-                    Cell::nanos(q.p99_ns as f64),
+                    Cell::nanos(b.percentiles.mean_ns),
+                    Cell::nanos(b.percentiles.p50_ns as f64),
+                    Cell::nanos(b.percentiles.p99_ns as f64),
+                    Cell::nanos(b.percentiles.p999_ns as f64),
+                    Cell::nanos(b.percentiles.max_ns as f64),
+                    Cell::nanos(q.percentiles.mean_ns),
+                    Cell::nanos(q.percentiles.p50_ns as f64),
+                    Cell::nanos(q.percentiles.p99_ns as f64),
                     Cell::Number(
                         r.dequeued_before_send_returned as f64 / r.received as f64,
                         Unit::Share,
@@ -102,9 +102,9 @@ pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
                     let l = pick(r);
                     Ok(Point::with_band(
                         r.bound as f64,
-                        l.mean_ns / 1e3,
-                        l.p50_ns as f64 / 1e3,
-                        l.p99_ns as f64 / 1e3,
+                        l.percentiles.mean_ns / 1e3,
+                        l.percentiles.p50_ns as f64 / 1e3,
+                        l.percentiles.p99_ns as f64 / 1e3,
                     ))
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -183,8 +183,11 @@ pub(super) fn littles_law(book: &Book<Data>) -> Result<Vec<Block>> {
                     Cell::Text(bound.to_string()),
                     Cell::from(channel),
                     Cell::count(r.throughput().round() as u64),
-                    Cell::nanos(r.before_send.mean_ns),
-                    Cell::Number(r.throughput() * r.before_send.mean_ns / 1e9, Unit::Plain),
+                    Cell::nanos(r.before_send.percentiles.mean_ns),
+                    Cell::Number(
+                        r.throughput() * r.before_send.percentiles.mean_ns / 1e9,
+                        Unit::Plain,
+                    ),
                     Cell::count((tasks + bound) as u64),
                     nanos_or_dash(per_place("tokio")),
                     nanos_or_dash(per_place("kanal-async")),

@@ -3,12 +3,18 @@
 use anyhow::Result;
 use harness::{Block, Book, Cell, PerOp, Table, Unit};
 
-use super::other_ways::Source;
-use super::{machine_of, Data};
-use crate::counted::{case, CASES};
-use crate::{Carry, Variant, BURST};
+use super::other_ways::{OtherWays, Source};
+use super::{machine_of, Data, Reads};
+use channel_latency::counted::{case, CASES};
+use channel_latency::{Carry, Variant, BURST};
 
-impl Data {
+/// Instruction counts, read from a run's data.
+pub(super) trait Instructions {
+    fn per_message(&self, channel: &str, carry: &str, bytes: usize) -> Option<f64>;
+    fn instruction_ratio(&self, carry: &str, bytes: usize) -> Option<f64>;
+}
+
+impl Instructions for Data {
     /// Instructions per message of the case with this channel, carry and size.
     fn per_message(&self, channel: &str, carry: &str, bytes: usize) -> Option<f64> {
         self.instructions
@@ -21,7 +27,7 @@ impl Data {
     }
 
     /// tokio's instructions per message over crossbeam's, when both were counted.
-    pub(super) fn instruction_ratio(&self, carry: &str, bytes: usize) -> Option<f64> {
+    fn instruction_ratio(&self, carry: &str, bytes: usize) -> Option<f64> {
         Some(
             self.per_message("tokio", carry, bytes)?
                 / self.per_message("crossbeam", carry, bytes)?,

@@ -1,17 +1,22 @@
 //! The published claims as data, and the verdict maps that decide them from
-//! each machine's results. A map has one row per way of measuring a claim
-//! (`other_ways::ROWS` for LAT-1..LAT-4, `queue_ladder::STEPS` and the
-//! settings for LAT-5 and LAT-6); each row applies the claim's rule to its
-//! own figures, and `Verdict::from_map` derives the headline from the rows.
+//! one run's results at the judge stage. A map has one row per way of
+//! measuring a claim (`other_ways::ROWS` for LAT-1..LAT-4, the burst-shape
+//! row of LAT-2, `queue_ladder::STEPS` and the settings for LAT-5 and
+//! LAT-6); each row applies the claim's rule to its own figures, named as
+//! estimates, and `Verdict::from_map` derives the headline from the rows.
+//! A claim is judged only on the architectures it speaks of; the page puts
+//! the verdicts together (`super::verdicts`).
 use anyhow::Result;
-use harness::{Block, Book, Claim, Condition, Estimate, Outcome, Run, Unit, Verdict};
+use harness::{Claim, Condition, Estimate, Judge, Judged, Outcome, Unit, Verdict};
 
 mod backpressure;
 
-use super::other_ways::{rows as a_rows, Row, NOT_IN_RUN};
+pub(super) use backpressure::step_ratio_name;
 
-use super::{size_label, Data};
-use crate::PAYLOAD_SIZES;
+use super::other_ways::{rows as a_rows, OtherWays, Row, Source, NOT_IN_RUN};
+use super::{headline_name, size_label, Data, Reads};
+use channel_latency::burst_shapes::Shape;
+use channel_latency::PAYLOAD_SIZES;
 
 const SWEEP_POST: &str =
     "[tokio's async tax vs crossbeam](https://punkeel.com/posts/tokio-mpsc-sweep)";
@@ -87,19 +92,19 @@ pub const CLAIMS: &[Claim] = &[
 ];
 // ANCHOR_END: claims
 
-fn claim(id: &str) -> &'static Claim {
+pub(super) fn claim(id: &str) -> &'static Claim {
     CLAIMS
         .iter()
         .find(|c| c.id == id)
         .expect("claim is defined")
 }
 
-fn is_x86_64(run: &Run<Data>) -> bool {
-    run.arch() == "x86_64"
+pub(super) fn is_x86_64(arch: &str) -> bool {
+    arch == "x86_64"
 }
 
-fn is_arm64(run: &Run<Data>) -> bool {
-    run.arch() == "aarch64" || run.arch() == "arm64"
+pub(super) fn is_arm64(arch: &str) -> bool {
+    arch == "aarch64" || arch == "arm64"
 }
 
 /// A row's outcome and the figure that decided it.
@@ -122,26 +127,87 @@ fn condition(axis: &str, setting: &str, published: bool, fair: bool, d: Decided)
     }
 }
 
-/// The verdict a map gives, its evidence the fair row's figure.
-fn verdict_of(id: &str, run: &Run<Data>, rows: Vec<Condition>) -> Verdict {
-    let evidence = rows
-        .iter()
-        .find(|c| c.fair)
-        .map(|c| format!("fair experiment: {}", c.figure))
-        .unwrap_or_default();
-    Verdict::from_map(claim(id), run.machine(), rows, evidence)
+/// The estimates one verdict reads, named as they are drawn.
+struct Reading<'j> {
+    j: &'j mut Judge,
+    names: Vec<String>,
+}
+
+impl<'j> Reading<'j> {
+    fn new(j: &'j mut Judge) -> Self {
+        Reading {
+            j,
+            names: Vec::new(),
+        }
+    }
+
+    /// Names the ratio `e` (drawn by `method`) and notes that the verdict reads it.
+    fn ratio(&mut self, name: String, e: Estimate, method: &str) -> Result<Estimate> {
+        let e = self.j.estimate(&name, e, Unit::Ratio, method)?;
+        if !self.names.contains(&name) {
+            self.names.push(name);
+        }
+        Ok(e)
+    }
+
+    /// The map's verdict, its evidence the fair row's figure, stored with
+    /// the names of the estimates its rows read.
+    fn verdict(self, id: &str, machine: &str, rows: Vec<Condition>) {
+        let evidence = rows
+            .iter()
+            .find(|c| c.fair)
+            .map(|c| format!("fair experiment: {}", c.figure))
+            .unwrap_or_default();
+        let v = Verdict::from_map(claim(id), machine, rows, evidence);
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        self.j.verdict(v, &names);
+    }
 }
 
 // ------------------------------------------------ LAT-1..LAT-4: the sweep
 
-/// One row's ratios at `sizes`, `None` when this run lacks the row.
-fn ratios(d: &Data, row: Row, sizes: &[usize]) -> Result<Option<Vec<(usize, Estimate)>>> {
-    let mut out = Vec::new();
+/// The name of a map row's ratio at `bytes` (the fair row's is the headline's).
+fn row_name(row: Row, bytes: usize) -> String {
+    if row.fair {
+        return headline_name(bytes);
+    }
+    format!(
+        "A, {}, {}: tokio ÷ crossbeam",
+        row.setting,
+        size_label(bytes)
+    )
+}
+
+/// How a row's ratio is drawn, in words.
+fn method_of(source: Source) -> &'static str {
+    match source {
+        Source::Method(_) | Source::HeadToHead(harness::stats::Statistic::Median) => {
+            "paired ratio of medians, window by window"
+        }
+        Source::HeadToHead(harness::stats::Statistic::Mean) => {
+            "paired ratio of means, window by window"
+        }
+        Source::Alone => "ratio of medians, bootstrapped",
+    }
+}
+
+/// One row's ratios at `sizes`, named; `None` when this run lacks the row.
+fn ratios(
+    r: &mut Reading,
+    d: &Data,
+    row: Row,
+    sizes: &[usize],
+) -> Result<Option<Vec<(usize, Estimate)>>> {
+    let mut found = Vec::new();
     for &b in sizes {
         match d.ratio_by(row.source, b)? {
-            Some(r) => out.push((b, r)),
+            Some(e) => found.push((b, e)),
             None => return Ok(None),
         }
+    }
+    let mut out = Vec::new();
+    for (b, e) in found {
+        out.push((b, r.ratio(row_name(row, b), e, method_of(row.source))?));
     }
     Ok(Some(out))
 }
@@ -149,14 +215,15 @@ fn ratios(d: &Data, row: Row, sizes: &[usize]) -> Result<Option<Vec<(usize, Esti
 /// The map of a sweep claim: every row of `other_ways::ROWS`, each decided
 /// by `rule` on its ratios at `sizes`.
 fn sweep_map(
-    run: &Run<Data>,
+    r: &mut Reading,
+    d: &Data,
     sizes: &[usize],
     rule: fn(&[(usize, Estimate)]) -> Decided,
 ) -> Result<Vec<Condition>> {
     a_rows()
         .map(|row| {
-            let decided = match ratios(&run.data, row, sizes)? {
-                Some(r) => rule(&r),
+            let decided = match ratios(r, d, row, sizes)? {
+                Some(found) => rule(&found),
                 None => not_in_run(),
             };
             Ok(condition(
@@ -249,86 +316,152 @@ fn lat4_rule(r: &[(usize, Estimate)]) -> Decided {
 }
 
 fn sweep_verdict(
+    j: &mut Judge,
     id: &str,
-    run: &Run<Data>,
+    run: &Judged<Data>,
     sizes: &[usize],
     rule: fn(&[(usize, Estimate)]) -> Decided,
-) -> Result<Verdict> {
-    let mut rows = sweep_map(run, sizes, rule)?;
+) -> Result<()> {
+    let mut r = Reading::new(j);
+    let mut rows = sweep_map(&mut r, run.data, sizes, rule)?;
     if id == "LAT-2" {
-        rows.push(super::burst_shapes::lat2_row(&run.data, rule)?);
+        rows.push(lat2_shape_row(&mut r, run.data, rule)?);
     }
-    Ok(verdict_of(id, run, rows))
+    r.verdict(id, run.machine(), rows);
+    Ok(())
 }
 
-// ------------------------------------------------------------ the verdicts
+// ------------------------------------------- LAT-2: the burst's shape
 
-/// One verdict per claim and machine that can decide it; "not measured" where none can.
-pub(super) fn verdicts(book: &Book<Data>) -> Result<Vec<Block>> {
-    let mut out = Vec::new();
-    let x86: Vec<_> = book.runs.iter().filter(|r| is_x86_64(r)).collect();
-    let arm: Vec<_> = book.runs.iter().filter(|r| is_arm64(r)).collect();
-    let all_sizes = PAYLOAD_SIZES.to_vec();
-    let lat1: &[usize] = &[1024, 4096];
-    for (id, sizes, rule) in [
-        (
-            "LAT-1",
-            lat1,
-            lat1_rule as fn(&[(usize, Estimate)]) -> Decided,
-        ),
-        ("LAT-2", &all_sizes[..], lat2_rule),
-    ] {
-        if x86.is_empty() {
-            out.push(Verdict::not_measured(claim(id), "no x86-64 results yet"));
+/// The axis and setting of LAT-2's burst-shape row.
+const SHAPE_AXIS: &str = "burst shape";
+const SHAPE_SETTING: &str = "a minimal reconstruction's burst instead of the book's (a bare channel, every burst inside one block_on, no IO or time driver, one stack offset)";
+
+/// What the book's shape does to tokio's time per burst next to the
+/// minimal one, and crossbeam's as the control, in words.
+fn shape_reading(tokio: &Estimate, crossbeam: &Estimate) -> &'static str {
+    let line = 1.0 + SWEEP_MIN_EFFECT;
+    let within = |e: &Estimate| Outcome::within(e, 1.0 / line, line);
+    match within(tokio) {
+        Outcome::Holds => {
+            "the shape moves tokio's time by less than the minimum effect, so it does not explain a slower tokio"
         }
-        for run in &x86 {
-            out.push(sweep_verdict(id, run, sizes, rule)?);
-        }
-    }
-    for run in &book.runs {
-        out.push(sweep_verdict("LAT-3", run, &[32768], lat3_rule)?);
-    }
-    if arm.is_empty() {
-        out.push(Verdict::not_measured(
-            claim("LAT-3"),
-            "no arm64 results yet: the arm64 half of the claim is open",
-        ));
-    }
-    if x86.is_empty() {
-        out.push(Verdict::not_measured(
-            claim("LAT-3"),
-            "no x86-64 results yet: the x86-64 half of the claim is open",
-        ));
-    }
-    if arm.is_empty() {
-        out.push(Verdict::not_measured(
-            claim("LAT-4"),
-            "no arm64 results yet (run the measure-latency workflow and import its file)",
-        ));
-    }
-    for run in &arm {
-        out.push(sweep_verdict("LAT-4", run, &all_sizes, lat4_rule)?);
-    }
-    for run in &book.runs {
-        out.push(backpressure::lat5(run)?);
-    }
-    for run in &book.runs {
-        out.push(backpressure::lat6(run)?);
-    }
-    let out = out
-        .into_iter()
-        .map(|v| {
-            let run = book
-                .runs
-                .iter()
-                .find(|r| v.machine.as_deref() == Some(r.machine()));
-            match run {
-                Some(run) => super::reader::read(book, run, v),
-                None => v,
+        Outcome::DoesNotHold if tokio.point_ns > 1.0 => match within(crossbeam) {
+            Outcome::Holds => {
+                "the book's shape slows tokio's burst by more than the minimum effect and crossbeam's not: the shape explains tokio's extra time"
             }
-        })
-        .collect();
-    Ok(vec![Block::Verdicts(out)])
+            _ => "the book's shape slows tokio's burst by more than the minimum effect, and crossbeam's is not clear of it",
+        },
+        Outcome::DoesNotHold => {
+            "the book's shape speeds tokio's burst up by more than the minimum effect"
+        }
+        _ => "whether the shape moves tokio's time by the minimum effect is undecided",
+    }
+}
+
+/// LAT-2's row for the burst's shape: the claim's rule with the 8 B ratio
+/// timed in the minimal shape (the other sizes from the fair experiment),
+/// and what the shape does to each channel.
+fn lat2_shape_row(
+    r: &mut Reading,
+    d: &Data,
+    rule: fn(&[(usize, Estimate)]) -> Decided,
+) -> Result<Condition> {
+    let Some(s) = &d.shapes else {
+        return Ok(Condition::new(
+            SHAPE_AXIS,
+            SHAPE_SETTING,
+            Outcome::NotMeasured,
+            NOT_IN_RUN,
+        ));
+    };
+    const PAIRED: &str = "paired ratio of medians, window by window";
+    let minimal = s.ratio(Shape::TokioMinimal, Shape::CrossbeamMinimal)?;
+    let mut ratios = vec![(
+        8,
+        r.ratio(
+            "A at 8 B, minimal shapes: tokio ÷ crossbeam".into(),
+            minimal,
+            PAIRED,
+        )?,
+    )];
+    for &bytes in &PAYLOAD_SIZES[1..] {
+        let e = d.tokio_over_crossbeam(bytes)?;
+        ratios.push((bytes, r.ratio(headline_name(bytes), e, PAIRED)?));
+    }
+    let (outcome, figure) = rule(&ratios);
+    let tokio = r.ratio(
+        "A at 8 B: tokio's book shape ÷ minimal".into(),
+        s.ratio(Shape::TokioBook, Shape::TokioMinimal)?,
+        PAIRED,
+    )?;
+    let crossbeam = r.ratio(
+        "A at 8 B: crossbeam's book shape ÷ minimal".into(),
+        s.ratio(Shape::CrossbeamBook, Shape::CrossbeamMinimal)?,
+        PAIRED,
+    )?;
+    let instructions = s
+        .instructions_ratio(Shape::TokioBook, Shape::TokioMinimal)
+        .map(|r| format!(", tokio's instructions {}", Unit::Ratio.show(r)))
+        .unwrap_or_default();
+    Ok(Condition::new(
+        SHAPE_AXIS,
+        SHAPE_SETTING,
+        outcome,
+        format!(
+            "{figure} (8 B timed in the minimal shape, the other sizes head to head); the book's shape over the minimal one: tokio's time {}, crossbeam's {}{instructions}: {}",
+            tokio.show(Unit::Ratio),
+            crossbeam.show(Unit::Ratio),
+            shape_reading(&tokio, &crossbeam)
+        ),
+    ))
+}
+
+// ------------------------------------------------------------ judging
+
+/// What a claim about x86-64 says where no x86-64 machine has results.
+pub(super) const NO_X86: &str = "no x86-64 results yet";
+/// What LAT-4 says where no arm64 machine has results.
+pub(super) const NO_ARM64: &str =
+    "no arm64 results yet (run the measure-latency workflow and import its file)";
+
+/// Judges one run: the headline (the fair ratio at every size), then each
+/// claim its architecture speaks of: LAT-1 and LAT-2 on x86-64, LAT-3 on
+/// every machine, LAT-4 on arm64, LAT-5 and LAT-6 on every machine. A claim
+/// about the other architecture is stored as not measured by this run (what
+/// a release's column reads); the page's verdicts read each claim from the
+/// runs of its architecture only (`super::verdicts`).
+pub(super) fn judge(run: &Judged<Data>, j: &mut Judge) -> Result<()> {
+    for bytes in PAYLOAD_SIZES {
+        if let Ok(e) = run.data.tokio_over_crossbeam(bytes) {
+            let name = headline_name(bytes);
+            j.estimate(
+                &name,
+                e,
+                Unit::Ratio,
+                "paired ratio of medians, window by window",
+            )?;
+            j.headline(&name);
+        }
+    }
+    let all_sizes = PAYLOAD_SIZES.to_vec();
+    if is_x86_64(run.arch()) {
+        sweep_verdict(j, "LAT-1", run, &[1024, 4096], lat1_rule)?;
+        sweep_verdict(j, "LAT-2", run, &all_sizes, lat2_rule)?;
+    } else {
+        for id in ["LAT-1", "LAT-2"] {
+            j.verdict(Verdict::not_measured(claim(id), NO_X86), &[]);
+        }
+    }
+    sweep_verdict(j, "LAT-3", run, &[32768], lat3_rule)?;
+    if is_arm64(run.arch()) {
+        sweep_verdict(j, "LAT-4", run, &all_sizes, lat4_rule)?;
+    } else {
+        j.verdict(Verdict::not_measured(claim("LAT-4"), NO_ARM64), &[]);
+    }
+    backpressure::lat5(j, run)?;
+    backpressure::lat6(j, run)?;
+    Ok(())
 }
 
 #[cfg(test)]

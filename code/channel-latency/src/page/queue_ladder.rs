@@ -8,9 +8,9 @@ use harness::timing::Timing;
 use harness::{Block, Book, Cell, Estimate, Table};
 
 use super::{machine_of, Data};
-use crate::backpressure::{Latencies, Run};
-use crate::backpressure_ladder::LadderRun;
-use crate::{BOUNDS, TASKS};
+use channel_latency::backpressure::{Latencies, Run};
+use channel_latency::backpressure_ladder::LadderRun;
+use channel_latency::{BOUNDS, TASKS};
 
 /// Which stamp a latency starts from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,14 +141,36 @@ pub(super) fn figure_of(run: &Run, clock: Clock, figure: Figure) -> f64 {
         Clock::InQueue => &run.enqueue_to_dequeue,
     };
     let ns = match figure {
-        Figure::Mean => l.mean_ns,
-        Figure::P50 => l.p50_ns as f64,
-        Figure::P99 => l.p99_ns as f64,
+        Figure::Mean => l.percentiles.mean_ns,
+        Figure::P50 => l.percentiles.p50_ns as f64,
+        Figure::P99 => l.percentiles.p99_ns as f64,
     };
     ns.max(1.0)
 }
 
-impl Data {
+/// Experiment B's ladder, read from a run's data.
+pub(super) trait LadderReads {
+    fn ladder_runs(&self, rung: &str, channel: &str, tasks: usize, bound: usize)
+        -> Vec<&LadderRun>;
+    fn step_timing(
+        &self,
+        s: Step,
+        channel: &str,
+        tasks: usize,
+        bound: usize,
+    ) -> Result<Option<Timing>>;
+    fn step_ratio(&self, s: Step, tasks: usize, bound: usize) -> Result<Option<Estimate>>;
+    fn step_growth(
+        &self,
+        s: Step,
+        channel: &str,
+        tasks: usize,
+        lo: usize,
+        hi: usize,
+    ) -> Result<Option<Estimate>>;
+}
+
+impl LadderReads for Data {
     /// The ladder runs of one rung, channel and setting, in repeat order.
     fn ladder_runs(
         &self,
@@ -199,12 +221,7 @@ impl Data {
     }
 
     /// tokio's figure over kanal's at one setting, paired by repeat.
-    pub(super) fn step_ratio(
-        &self,
-        s: Step,
-        tasks: usize,
-        bound: usize,
-    ) -> Result<Option<Estimate>> {
+    fn step_ratio(&self, s: Step, tasks: usize, bound: usize) -> Result<Option<Estimate>> {
         let (Some(t), Some(k)) = (
             self.step_timing(s, "tokio", tasks, bound)?,
             self.step_timing(s, "kanal-async", tasks, bound)?,
@@ -215,7 +232,7 @@ impl Data {
     }
 
     /// One channel's figure at bound `hi` over bound `lo`, paired by repeat.
-    pub(super) fn step_growth(
+    fn step_growth(
         &self,
         s: Step,
         channel: &str,
@@ -329,7 +346,7 @@ mod tests {
         assert_eq!(fair_step().rung, "fair");
         for s in STEPS {
             assert!(
-                crate::backpressure_ladder::rung(s.rung).is_some(),
+                channel_latency::backpressure_ladder::rung(s.rung).is_some(),
                 "{}",
                 s.rung
             );

@@ -2,12 +2,34 @@
 //! ladder from the published method to the fair one, per setting, and the
 //! long runs, which are shown and decide nothing (no interval).
 use anyhow::Result;
-use harness::{Estimate, Outcome, Run, Verdict};
+use harness::{Estimate, Judge, Judged, Outcome};
 
-use super::{condition, not_in_run, show, verdict_of, Decided, QUEUE_MIN_EFFECT};
-use crate::book::queue_ladder::{fair_step, figure_of, setting_label, settings, Step, STEPS};
-use crate::run::{Data, BP_CHANNELS};
-use crate::{BOUNDS, TASKS};
+use super::super::queue_ladder::{
+    fair_step, figure_of, setting_label, settings, LadderReads, Step, STEPS,
+};
+use super::{condition, not_in_run, show, Decided, Reading, QUEUE_MIN_EFFECT};
+use channel_latency::run::{Data, BP_CHANNELS};
+use channel_latency::{BOUNDS, TASKS};
+
+/// How the ladder's ratios are drawn, in words.
+const PAIRED: &str = "paired ratio of medians, repeat by repeat";
+
+/// The name of tokio's latency over kanal's on step `s` at one setting.
+pub(in super::super) fn step_ratio_name(s: Step, tasks: usize, bound: usize) -> String {
+    format!(
+        "B ladder, {}, {}: tokio ÷ kanal",
+        s.setting,
+        setting_label(tasks, bound)
+    )
+}
+
+/// The name of one channel's latency growth on step `s` from bound `lo` to `hi`.
+fn step_growth_name(s: Step, channel: &str, tasks: usize, lo: usize, hi: usize) -> String {
+    format!(
+        "B ladder, {}, {channel}, {tasks} tasks: bound {hi} ÷ bound {lo}",
+        s.setting
+    )
+}
 
 /// An estimate with no interval: the figure of one long run.
 fn exactly(x: f64) -> Result<Estimate> {
@@ -43,30 +65,37 @@ fn all_above(parts: &[(String, Estimate)], what: &str) -> Decided {
 }
 
 /// LAT-5 on one step of the ladder over `at` settings.
-fn lat5_step(d: &Data, s: Step, at: &[(usize, usize)]) -> Result<Decided> {
-    let mut parts = Vec::new();
+fn lat5_step(r: &mut Reading, d: &Data, s: Step, at: &[(usize, usize)]) -> Result<Decided> {
+    let mut found = Vec::new();
     for &(tasks, bound) in at {
         match d.step_ratio(s, tasks, bound)? {
-            Some(r) => parts.push((setting_label(tasks, bound), r)),
+            Some(e) => found.push((tasks, bound, e)),
             None => return Ok(not_in_run()),
         }
+    }
+    let mut parts = Vec::new();
+    for (tasks, bound, e) in found {
+        let e = r.ratio(step_ratio_name(s, tasks, bound), e, PAIRED)?;
+        parts.push((setting_label(tasks, bound), e));
     }
     Ok(all_above(&parts, "tokio ÷ kanal"))
 }
 
 /// LAT-6 on one step of the ladder for `at` (channel, tasks) pairs.
-fn lat6_step(d: &Data, s: Step, at: &[(&str, usize)]) -> Result<Decided> {
-    let mut parts = Vec::new();
+fn lat6_step(r: &mut Reading, d: &Data, s: Step, at: &[(&str, usize)]) -> Result<Decided> {
+    let mut found = Vec::new();
     for &(channel, tasks) in at {
         for w in BOUNDS.windows(2) {
             match d.step_growth(s, channel, tasks, w[0], w[1])? {
-                Some(g) => parts.push((
-                    format!("{channel}, {tasks} tasks, bound {} to {}", w[0], w[1]),
-                    g,
-                )),
+                Some(g) => found.push((channel, tasks, w[0], w[1], g)),
                 None => return Ok(not_in_run()),
             }
         }
+    }
+    let mut parts = Vec::new();
+    for (channel, tasks, lo, hi, g) in found {
+        let g = r.ratio(step_growth_name(s, channel, tasks, lo, hi), g, PAIRED)?;
+        parts.push((format!("{channel}, {tasks} tasks, bound {lo} to {hi}"), g));
     }
     Ok(all_above(&parts, "growth per step of the bound"))
 }
@@ -118,17 +147,19 @@ fn long_runs_setting(d: &Data) -> String {
 /// setting, a row per setting with the fair method, and the long runs
 /// (shown, not deciding).
 fn back_pressure_map<S: Copy>(
+    j: &mut Judge,
     id: &str,
-    run: &Run<Data>,
+    run: &Judged<Data>,
     all: &[S],
     label: impl Fn(S) -> String,
-    step: impl Fn(&Data, Step, &[S]) -> Result<Decided>,
+    step: impl Fn(&mut Reading, &Data, Step, &[S]) -> Result<Decided>,
     long_runs: Decided,
-) -> Result<Verdict> {
-    let d = &run.data;
+) -> Result<()> {
+    let d = run.data;
+    let mut r = Reading::new(j);
     let mut rows = Vec::new();
     for s in STEPS {
-        let decided = step(d, s, all)?;
+        let decided = step(&mut r, d, s, all)?;
         rows.push(condition(
             s.axis,
             s.setting,
@@ -139,7 +170,7 @@ fn back_pressure_map<S: Copy>(
     }
     for &one in all {
         let setting = format!("{} (fair experiment)", label(one));
-        let decided = step(d, fair_step(), &[one])?;
+        let decided = step(&mut r, d, fair_step(), &[one])?;
         rows.push(condition("setting", &setting, false, false, decided));
     }
     rows.push(
@@ -152,35 +183,38 @@ fn back_pressure_map<S: Copy>(
         )
         .not_deciding(LONG_RUN_UNDECIDED),
     );
-    Ok(verdict_of(id, run, rows))
+    r.verdict(id, run.machine(), rows);
+    Ok(())
 }
 
-pub(super) fn lat5(run: &Run<Data>) -> Result<Verdict> {
+pub(super) fn lat5(j: &mut Judge, run: &Judged<Data>) -> Result<()> {
     let all: Vec<(usize, usize)> = settings().collect();
     let label = |(tasks, bound)| setting_label(tasks, bound);
     back_pressure_map(
+        j,
         "LAT-5",
         run,
         &all,
         label,
         lat5_step,
-        long_runs_lat5(&run.data)?,
+        long_runs_lat5(run.data)?,
     )
 }
 
-pub(super) fn lat6(run: &Run<Data>) -> Result<Verdict> {
+pub(super) fn lat6(j: &mut Judge, run: &Judged<Data>) -> Result<()> {
     let all: Vec<(&str, usize)> = BP_CHANNELS
         .iter()
         .flat_map(|&c| TASKS.into_iter().map(move |t| (c, t)))
         .collect();
     let label = |(channel, tasks)| format!("{channel}, {tasks} tasks");
     back_pressure_map(
+        j,
         "LAT-6",
         run,
         &all,
         label,
         lat6_step,
-        long_runs_lat6(&run.data)?,
+        long_runs_lat6(run.data)?,
     )
 }
 

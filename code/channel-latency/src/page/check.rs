@@ -8,12 +8,13 @@ use anyhow::{bail, ensure, Context, Result};
 use harness::timing::Timing;
 
 use super::{Data, BP_CHANNELS};
-use crate::backpressure::Latencies;
-use crate::backpressure_ladder::{rung, RUNGS};
-use crate::counted::case;
-use crate::methods::{method, METHODS};
-use crate::run::BP_COMPARED;
-use crate::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
+use channel_latency::backpressure::Latencies;
+use channel_latency::backpressure_ladder::{rung, RUNGS};
+use channel_latency::counted::case;
+use channel_latency::methods::{method, METHODS};
+use channel_latency::run::BP_COMPARED;
+use channel_latency::run::{SweepKey, MEMCPY, SCHEDULES};
+use channel_latency::{Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES, TASKS};
 
 pub fn check(data: &Data) -> Result<()> {
     check_sweep(data)?;
@@ -22,8 +23,102 @@ pub fn check(data: &Data) -> Result<()> {
     check_methods(data)?;
     check_ladder(data)?;
     check_instructions(data)?;
-    crate::burst_shapes::check(data.shapes.as_ref())?;
-    check_profiles(data)
+    channel_latency::burst_shapes::check(data.shapes.as_ref())?;
+    check_profiles(data)?;
+    check_schedules(data)
+}
+
+/// The schedules the run recorded (a file from before them has none, and
+/// only the set-ups to meet): the four in order, each holding together,
+/// their rounds the set-ups' round fields, every point of the sweep, the
+/// head-to-head timing and the other ways in the record with as many
+/// timings as it pooled, and the ladder's runs as many as the record's.
+fn check_schedules(data: &Data) -> Result<()> {
+    if data.schedules.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = data.schedules.iter().map(|s| s.name.as_str()).collect();
+    ensure!(
+        names == SCHEDULES,
+        "the run records the schedules {names:?}, expected {SCHEDULES:?}"
+    );
+    for s in &data.schedules {
+        s.check()?;
+    }
+    let [sweep, duels, other, ladder] = &data.schedules[..] else {
+        bail!("four schedules expected");
+    };
+    let rounds = |what: &str, recorded: usize, setup: usize| -> Result<()> {
+        ensure!(
+            recorded == setup,
+            "{what}: the schedule records {recorded} rounds, the set-up {setup}"
+        );
+        Ok(())
+    };
+    rounds("experiment A's sweep", sweep.rounds, data.sweep.repeats)?;
+    rounds(
+        "the head-to-head timing",
+        duels.rounds,
+        data.sweep.head_to_head_windows,
+    )?;
+    if let Some(m) = &data.methods_setup {
+        rounds("experiment A's other ways", other.rounds, m.windows)?;
+    }
+    if let Some(l) = &data.ladder_setup {
+        rounds("experiment B's ladder", ladder.rounds, l.repeats)?;
+    }
+    ensure!(
+        sweep.points.len() == data.points.len() + data.memcpy.len(),
+        "the sweep's schedule records {} points, the run measured {}",
+        sweep.points.len(),
+        data.points.len() + data.memcpy.len()
+    );
+    let timed = |what: &str,
+                 point: Option<&harness::schedule::RecordedPoint>,
+                 pooled: usize|
+     -> Result<()> {
+        let point = point.with_context(|| format!("{what} is not in the recorded schedule"))?;
+        ensure!(
+            point.all_timings() == pooled,
+            "{what}: {pooled} timings pooled, the recorded schedule gives it {}",
+            point.all_timings()
+        );
+        Ok(())
+    };
+    let repeats = |t: &Timing| t.repeats.len().max(1);
+    for p in &data.points {
+        let key: SweepKey = (
+            Variant::from_id(&p.variant).map_or("", Variant::id),
+            Carry::from_id(&p.carry).map_or("", Carry::id),
+            p.bytes,
+        );
+        let what = format!("experiment A point {} {} {} B", p.variant, p.carry, p.bytes);
+        timed(&what, sweep.point(&key), repeats(&p.timing))?;
+    }
+    for m in &data.memcpy {
+        let key: SweepKey = (MEMCPY, "–", m.bytes);
+        let what = format!("memcpy floor {} B", m.bytes);
+        timed(&what, sweep.point(&key), repeats(&m.timing))?;
+    }
+    for h in &data.head_to_head {
+        let what = format!("head to head at {} B", h.bytes);
+        timed(&what, duels.point(&h.bytes), h.tokio.repeats.len())?;
+    }
+    for p in &data.methods {
+        let what = format!("experiment A, {} at {} B", p.method, p.bytes);
+        timed(
+            &what,
+            other.point(&(p.bytes, &p.method)),
+            p.tokio.repeats.len(),
+        )?;
+    }
+    ensure!(
+        ladder.steps == data.ladder.len() || data.ladder.is_empty(),
+        "experiment B's ladder ran {} times, its schedule records {}",
+        data.ladder.len(),
+        ladder.steps
+    );
+    Ok(())
 }
 
 /// Sampled profiles: absent, or each profiled pair once, with checked bursts.
@@ -32,7 +127,7 @@ fn check_profiles(data: &Data) -> Result<()> {
     for p in &data.profiles {
         let what = format!("CPU profile of {} at {} B", p.channel, p.bytes);
         ensure!(
-            crate::profiles::PROFILED.contains(&(p.channel.as_str(), p.bytes)),
+            channel_latency::profiles::PROFILED.contains(&(p.channel.as_str(), p.bytes)),
             "{what}: not a profiled pair"
         );
         ensure!(
@@ -237,26 +332,7 @@ fn check_latencies(what: &str, l: &Latencies, received: u64) -> Result<()> {
         "{what}: {} latencies for {received} messages",
         l.count
     );
-    ensure!(l.mean_ns > 0.0 && l.p50_ns > 0, "{what}: latency is zero");
-    ensure!(
-        l.p50_ns <= l.p90_ns
-            && l.p90_ns <= l.p99_ns
-            && l.p99_ns <= l.p999_ns
-            && l.p999_ns <= l.max_ns,
-        "{what}: percentiles are not in order (p50 {} p90 {} p99 {} p99.9 {} max {})",
-        l.p50_ns,
-        l.p90_ns,
-        l.p99_ns,
-        l.p999_ns,
-        l.max_ns
-    );
-    ensure!(
-        l.mean_ns <= l.max_ns as f64 * 1.001,
-        "{what}: mean {} ns exceeds max {} ns",
-        l.mean_ns,
-        l.max_ns
-    );
-    Ok(())
+    l.percentiles.check(what)
 }
 
 /// Experiment A's sweep: every variant with each of its carries at every
@@ -394,7 +470,7 @@ fn check_backpressure(data: &Data) -> Result<()> {
         .iter()
         .any(|r| BP_COMPARED.contains(&r.channel.as_str()));
     let channels: Vec<&str> = if compared {
-        crate::run::bp_all().collect()
+        channel_latency::run::bp_all().collect()
     } else {
         BP_CHANNELS.to_vec()
     };

@@ -1,17 +1,24 @@
 //! The ratio the verdicts rest on: tokio's time per burst over crossbeam's,
-//! per machine and payload size, beside the published machines' ratios.
+//! per machine and payload size (each run's headline, as judged), beside
+//! the published machines' ratios.
 use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
 
-use super::{band, machine_of, published, runtime_a, Data};
-use crate::{Carry, PAYLOAD_SIZES};
+use super::{band, headline_name, machine_of, published, runtime_a, Data, Reads};
+use channel_latency::{Carry, PAYLOAD_SIZES};
 
 pub(super) fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let mut series = Vec::new();
     for run in &book.runs {
         let points = PAYLOAD_SIZES
             .iter()
-            .map(|&b| Ok(band(b as f64, &run.data.tokio_over_crossbeam(b)?, 1.0)))
+            .map(|&b| {
+                Ok(band(
+                    b as f64,
+                    &run.analysis.estimate(&headline_name(b))?,
+                    1.0,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         series.push(Series::measured(machine_of(run), points));
     }
@@ -72,7 +79,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             row.map_or(Cell::from("–"), |r| Cell::ratio(r.arm64_ratio())),
         ];
         for run in &book.runs {
-            cells.push(Cell::times(&run.data.tokio_over_crossbeam(bytes)?));
+            cells.push(Cell::times(&run.analysis.estimate(&headline_name(bytes))?));
         }
         cells.push(Cell::times(&primary.data.alone_ratio(Carry::Array, bytes)?));
         t.push(cells);

@@ -6,8 +6,8 @@ use anyhow::Result;
 use harness::fmt::thousands;
 use harness::{Block, Book, Cell, Run, Table, Unit};
 
-use super::{machine_of, runtime_a, Data};
-use crate::{Carry, Variant, BURST, PAYLOAD_SIZES};
+use super::{machine_of, runtime_a, Data, Reads};
+use channel_latency::{Carry, Variant, BURST, PAYLOAD_SIZES};
 
 pub(super) fn copy_vs_coordination(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();

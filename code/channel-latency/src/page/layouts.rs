@@ -7,8 +7,8 @@ use harness::timing::Timing;
 use harness::{Block, Book, Cell, Table};
 
 use super::{machine_of, Data};
-use crate::stack::{self, STEPS};
-use crate::PAYLOAD_SIZES;
+use channel_latency::stack::{self, STEPS};
+use channel_latency::PAYLOAD_SIZES;
 
 /// The median time per burst at each stack step, over all windows.
 fn per_offset(t: &Timing) -> Vec<f64> {

@@ -8,9 +8,10 @@ use harness::render::reader::{self, pick_lowest, Advice, Candidate};
 use harness::{Block, Book, Estimate, Run, Unit, Verdict};
 use serde::Deserialize;
 
+use super::claims::step_ratio_name;
 use super::queue_ladder::{fair_step, settings};
-use super::{size_label, Data};
-use crate::{Carry, Variant, BURST, PAYLOAD_SIZES, TASKS};
+use super::{headline_name, size_label, Data, Reads};
+use channel_latency::{Carry, Variant, BURST, PAYLOAD_SIZES, TASKS};
 
 /// A row of the published payload sweep (microseconds per iteration).
 #[derive(Deserialize)]
@@ -33,23 +34,21 @@ fn published_machine(book: &Book<Data>, name: &str) -> String {
         .unwrap_or_else(|_| "a machine it does not name".into())
 }
 
-/// The headline estimate at `bytes` and its name (`super::headline`).
-fn sweep_at(d: &Data, bytes: usize) -> Option<(String, Estimate)> {
-    let r = d.tokio_over_crossbeam(bytes).ok()?;
-    Some((
-        format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
-        r,
-    ))
+/// The headline estimate at `bytes` and its name, as the run was judged.
+fn sweep_at(run: &Run<Data>, bytes: usize) -> Option<(String, Estimate)> {
+    let name = headline_name(bytes);
+    let r = run.analysis.estimate(&name).ok()?;
+    Some((name, r))
 }
 
 /// tokio ÷ kanal under back-pressure in the fair experiment, at the
 /// setting where tokio comes nearest to kanal and the one where it is
 /// furthest: (label, ratio) of each.
-fn back_pressure(d: &Data) -> Option<((String, Estimate), (String, Estimate))> {
+fn back_pressure(run: &Run<Data>) -> Option<((String, Estimate), (String, Estimate))> {
     let fair = fair_step();
     let all: Vec<(String, Estimate)> = settings()
         .filter_map(|(t, b)| {
-            let r = d.step_ratio(fair, t, b).ok()??;
+            let r = run.analysis.estimate(&step_ratio_name(fair, t, b)).ok()?;
             Some((format!("{t} tasks and a bound of {b}"), r))
         })
         .collect();
@@ -67,11 +66,10 @@ fn back_pressure(d: &Data) -> Option<((String, Estimate), (String, Estimate))> {
 /// The answer under the question.
 pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let d = &run.data;
     let mut sentences = Vec::new();
     let (small, large) = (PAYLOAD_SIZES[0], PAYLOAD_SIZES[PAYLOAD_SIZES.len() - 1]);
     if let (Some((n_small, r_small)), Some((n_large, r_large))) =
-        (sweep_at(d, small), sweep_at(d, large))
+        (sweep_at(run, small), sweep_at(run, large))
     {
         let mut s = format!(
             "An async channel's cost is per message, so batch tiny messages: tokio's mpsc took {} \
@@ -93,7 +91,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         s.push('.');
         sentences.push(s);
     }
-    if let Some(((low_at, low), (high_at, high))) = back_pressure(d) {
+    if let Some(((low_at, low), (high_at, high))) = back_pressure(run) {
         sentences.push(format!(
             "Under back-pressure, tokio's latency was {} kanal's with {low_at} and {} with \
              {high_at}.",
@@ -119,8 +117,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
 
 /// Each claim's badge: one number and which way it points.
 pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
-    let d = &run.data;
-    let at = |bytes: usize| sweep_at(d, bytes).map(|(_, e)| e);
+    let at = |bytes: usize| sweep_at(run, bytes).map(|(_, e)| e);
     let ratio_words = |bytes: usize, e: &Estimate| {
         let mut s = format!(
             "{} at {}",
@@ -147,7 +144,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
         ..Reading::default()
     })
     .or_else(|| match v.claim.id {
-        "LAT-5" | "LAT-6" => back_pressure(d).map(|((low_at, low), (high_at, high))| Reading {
+        "LAT-5" | "LAT-6" => back_pressure(run).map(|((low_at, low), (high_at, high))| Reading {
             verdict: (v.claim.id == "LAT-5" && v.outcome == harness::Outcome::Depends).then(|| {
                 "holds for the typical message in most settings, not for the slowest one in a hundred".to_string()
             }),
@@ -178,7 +175,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
     let machine = reader::machine_class(&run.provenance.machine);
     let mut advice = Vec::new();
     let small = PAYLOAD_SIZES[0];
-    if let Some((_, r)) = sweep_at(d, small) {
+    if let Some((_, r)) = sweep_at(run, small) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Send many tiny messages through an async channel".into(),
@@ -194,7 +191,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
         });
     }
     let large = PAYLOAD_SIZES[PAYLOAD_SIZES.len() - 1];
-    if let Some((_, r)) = sweep_at(d, large) {
+    if let Some((_, r)) = sweep_at(run, large) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Pass two threads data with no async code at either end".into(),
@@ -210,7 +207,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
         });
     }
     advice.extend(picks(d, &machine));
-    if let Some(((low_at, low), _)) = back_pressure(d) {
+    if let Some(((low_at, low), _)) = back_pressure(run) {
         advice.push(Advice {
             chapter: String::new(),
             situation: "Producers push hard against a full async channel".into(),
@@ -265,7 +262,7 @@ fn under_back_pressure(d: &Data) -> Option<Vec<Candidate>> {
     let channels = d.bp_channels();
     let mut per_setting: Vec<Vec<f64>> = Vec::new();
     for tasks in TASKS {
-        for bound in crate::BOUNDS {
+        for bound in channel_latency::BOUNDS {
             let row = channels
                 .iter()
                 .map(|c| {

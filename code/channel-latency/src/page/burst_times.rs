@@ -4,7 +4,7 @@ use anyhow::Result;
 use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
 
 use super::{band, machine_of, published, runtime_a, Data};
-use crate::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};
+use channel_latency::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};
 
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
@@ -17,7 +17,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             "Median time per burst of {BURST} sends and {BURST} receives of [u8; N], with criterion's 95 % interval on the median in brackets, on {}. {}. flume and async-channel, compared beside the published pairs, are measured at {} only (–: not measured).",
             machine_of(run),
             runtime_a(d),
-            crate::COMPARED_SIZES.map(super::size_label).join(", ")
+            channel_latency::COMPARED_SIZES.map(super::size_label).join(", ")
         ),
         &header,
     );

@@ -3,7 +3,7 @@
 //! imported results file must pass in [`check`]. Everything here reads
 //! results and nothing here measures: it is left out of the results'
 //! fingerprint, so a change to a caption or a rule makes no result stale.
-//! What a run stores, and the run itself, are `crate::run`.
+//! What a run stores, and the run itself, are `channel_latency::run`.
 mod burst_shapes;
 mod burst_times;
 mod check;
@@ -20,37 +20,142 @@ mod queue_ladder;
 mod queueing;
 mod ratio;
 mod reader;
+#[cfg(test)]
+mod tests;
 
 use anyhow::Result;
 use harness::render::escape;
 use harness::stats::{ratio as ratio_of, Statistic};
-use harness::{Estimate, Exhibit, ExhibitKind, Point, Run};
+use harness::{
+    Block, Book, Claim, Estimate, Exhibit, ExhibitKind, Judge, Judged, Page, Point, Run, Verdict,
+};
 
-use crate::{Carry, Variant, PAYLOAD_SIZES};
+use channel_latency::{Carry, Variant};
 
-use crate::run::{BurstProfile, Data, BP_CHANNELS};
+use channel_latency::run::{BurstProfile, Data, BP_CHANNELS};
 
-pub use check::check;
-pub use claims::CLAIMS;
+/// The page of the chapter; its experiment is `channel_latency::ChannelLatency`.
+pub struct ChannelLatency;
 
-impl Data {
+impl Page for ChannelLatency {
+    type Data = Data;
+    type Experiment = channel_latency::ChannelLatency;
+    const CLAIMS: &'static [Claim] = claims::CLAIMS;
+    const EXHIBITS: &'static [Exhibit<Data>] = EXHIBITS;
+
+    fn check(data: &Data) -> Result<()> {
+        check::check(data)
+    }
+
+    /// The fair ratio at every size (the headline), and each claim the
+    /// run's architecture can decide, its map's estimates named.
+    fn judge(run: &Judged<Data>, j: &mut Judge) -> Result<()> {
+        claims::judge(run, j)
+    }
+
+    /// Claim by claim, each machine's verdict as judged, with a "not
+    /// measured" line where no machine of the architecture a claim speaks
+    /// of has results, and each verdict's badge in the reader's words.
+    fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
+        verdicts(book)
+    }
+}
+
+/// One verdict per claim and machine that can decide it, claim by claim;
+/// "not measured" where none can. Read-only: it assembles what was judged.
+fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
+    use claims::{claim, is_arm64, is_x86_64};
+    let judged = |run: &Run<Data>, id: &str| -> Result<Vec<Verdict>> {
+        Ok(run
+            .analysis
+            .verdicts(claims::CLAIMS)?
+            .into_iter()
+            .filter(|v| v.claim.id == id)
+            .collect())
+    };
+    let x86: Vec<&Run<Data>> = book.runs.iter().filter(|r| is_x86_64(r.arch())).collect();
+    let arm: Vec<&Run<Data>> = book.runs.iter().filter(|r| is_arm64(r.arch())).collect();
+    let every: Vec<&Run<Data>> = book.runs.iter().collect();
+    let mut out = Vec::new();
+    for id in ["LAT-1", "LAT-2"] {
+        if x86.is_empty() {
+            out.push(Verdict::not_measured(claim(id), claims::NO_X86));
+        }
+        for run in &x86 {
+            out.extend(judged(run, id)?);
+        }
+    }
+    for run in &every {
+        out.extend(judged(run, "LAT-3")?);
+    }
+    if arm.is_empty() {
+        out.push(Verdict::not_measured(
+            claim("LAT-3"),
+            "no arm64 results yet: the arm64 half of the claim is open",
+        ));
+    }
+    if x86.is_empty() {
+        out.push(Verdict::not_measured(
+            claim("LAT-3"),
+            "no x86-64 results yet: the x86-64 half of the claim is open",
+        ));
+    }
+    if arm.is_empty() {
+        out.push(Verdict::not_measured(claim("LAT-4"), claims::NO_ARM64));
+    }
+    for run in &arm {
+        out.extend(judged(run, "LAT-4")?);
+    }
+    for id in ["LAT-5", "LAT-6"] {
+        for run in &every {
+            out.extend(judged(run, id)?);
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|v| {
+            let run = book
+                .runs
+                .iter()
+                .find(|r| v.machine.as_deref() == Some(r.machine()));
+            match run {
+                Some(run) => reader::read(book, run, v),
+                None => v,
+            }
+        })
+        .collect())
+}
+
+/// The verdicts exhibit.
+fn verdicts_exhibit(book: &Book<Data>) -> Result<Vec<Block>> {
+    Ok(vec![Block::Verdicts(ChannelLatency::verdicts(book)?)])
+}
+
+/// What the page reads from a run's data beyond its fields (the data is the library's, so the page's own reads are a trait of its own).
+pub(super) trait Reads {
+    fn bp_channels(&self) -> Vec<&'static str>;
+    fn tokio_over_crossbeam(&self, bytes: usize) -> Result<Estimate>;
+    fn alone_ratio(&self, carry: Carry, bytes: usize) -> Result<Estimate>;
+}
+
+impl Reads for Data {
     /// Experiment B's channels in this run, in table order: the published
     /// pair, then the compared crates when the run measured them.
-    pub fn bp_channels(&self) -> Vec<&'static str> {
-        crate::run::bp_all()
+    fn bp_channels(&self) -> Vec<&'static str> {
+        channel_latency::run::bp_all()
             .filter(|&c| BP_CHANNELS.contains(&c) || self.runs.iter().any(|r| r.channel == c))
             .collect()
     }
 
     /// The ratio the verdicts rest on: tokio's time per burst over
     /// crossbeam's for a `[u8; N]` payload, timed head to head.
-    pub fn tokio_over_crossbeam(&self, bytes: usize) -> Result<Estimate> {
+    fn tokio_over_crossbeam(&self, bytes: usize) -> Result<Estimate> {
         self.head_to_head(bytes)?.ratio()
     }
 
     /// tokio's median time per burst over crossbeam's, each timed alone by
     /// the sweep, with a 95 % interval bootstrapped from both points' samples.
-    pub fn alone_ratio(&self, carry: Carry, bytes: usize) -> Result<Estimate> {
+    fn alone_ratio(&self, carry: Carry, bytes: usize) -> Result<Estimate> {
         Ok(ratio_of(
             &self.point(Variant::TokioMpsc, carry, bytes)?.timing,
             &self.point(Variant::Crossbeam, carry, bytes)?.timing,
@@ -59,7 +164,7 @@ impl Data {
     }
 }
 
-pub const EXHIBITS: &[Exhibit<Data>] = &[
+const EXHIBITS: &[Exhibit<Data>] = &[
     Exhibit {
         name: "in-short",
         kind: ExhibitKind::Text,
@@ -72,11 +177,12 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
+    harness::parameters::exhibit::<parameters::Setup>(),
     Exhibit {
-        name: "parameters",
+        name: "published-setup",
         kind: ExhibitKind::Table,
-        about: "experiment parameters per profile",
-        render: parameters::parameters,
+        about: "the published runs' set-up beside this book's",
+        render: parameters::published_setup,
     },
     Exhibit {
         name: "sweep-table",
@@ -196,24 +302,9 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         name: "verdicts",
         kind: ExhibitKind::Verdicts,
         about: "LAT-1..LAT-6",
-        render: claims::verdicts,
+        render: verdicts_exhibit,
     },
 ];
-
-/// The ratios LAT-1..LAT-4 rest on: tokio's burst time over crossbeam's,
-/// head to head, at every size.
-pub fn headline(data: &Data) -> Vec<(String, Estimate)> {
-    PAYLOAD_SIZES
-        .into_iter()
-        .filter_map(|bytes| {
-            let r = data.tokio_over_crossbeam(bytes).ok()?;
-            Some((
-                format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes)),
-                r,
-            ))
-        })
-        .collect()
-}
 
 // ------------------------------------------------ words the exhibits share
 
@@ -236,6 +327,13 @@ fn runtime_b(d: &Data) -> String {
         escape(&d.backpressure.runtime),
         d.backpressure.worker_threads
     )
+}
+
+/// The headline's name for the fair ratio at `bytes`: tokio's time per
+/// burst over crossbeam's, head to head (precision and `harness compare`
+/// line runs up by it; the answer marks it).
+fn headline_name(bytes: usize) -> String {
+    format!("tokio mpsc ÷ crossbeam-channel, {}", size_label(bytes))
 }
 
 fn size_label(bytes: usize) -> String {

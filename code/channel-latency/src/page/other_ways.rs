@@ -6,9 +6,9 @@ use anyhow::Result;
 use harness::stats::Statistic;
 use harness::{Block, Book, Cell, Estimate, Table, Unit};
 
-use super::{machine_of, published, size_label, Data};
-use crate::methods::{MethodPoint, METHODS};
-use crate::{Carry, PAYLOAD_SIZES};
+use super::{machine_of, published, size_label, Data, Reads};
+use channel_latency::methods::{MethodPoint, METHODS};
+use channel_latency::{Carry, PAYLOAD_SIZES};
 
 /// Where a row of experiment A's maps gets its tokio/crossbeam ratio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,9 +122,15 @@ pub(super) fn rows() -> impl Iterator<Item = Row> {
 pub(super) const NOT_IN_RUN: &str =
     "not in this run: re-measure with scripts/fresh channel-latency";
 
-impl Data {
+/// Experiment A the other ways, read from a run's data.
+pub(super) trait OtherWays {
+    fn method_point(&self, id: &str, bytes: usize) -> Option<&MethodPoint>;
+    fn ratio_by(&self, source: Source, bytes: usize) -> Result<Option<Estimate>>;
+}
+
+impl OtherWays for Data {
     /// A method's point, or `None` in a run from before the methods.
-    pub fn method_point(&self, id: &str, bytes: usize) -> Option<&MethodPoint> {
+    fn method_point(&self, id: &str, bytes: usize) -> Option<&MethodPoint> {
         self.methods
             .iter()
             .find(|p| p.method == id && p.bytes == bytes)
@@ -132,7 +138,7 @@ impl Data {
 
     /// tokio's time per burst over crossbeam's at `bytes` as `source`
     /// measures it; `Ok(None)` when this run has no such measurement.
-    pub(super) fn ratio_by(&self, source: Source, bytes: usize) -> Result<Option<Estimate>> {
+    fn ratio_by(&self, source: Source, bytes: usize) -> Result<Option<Estimate>> {
         match source {
             Source::Method(id) => self
                 .method_point(id, bytes)
@@ -285,7 +291,7 @@ pub(super) fn faults(book: &Book<Data>) -> Result<Vec<Block>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::method;
+    use channel_latency::methods::method;
 
     #[test]
     fn every_method_is_a_row_and_one_row_is_fair() {

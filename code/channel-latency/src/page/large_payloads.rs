@@ -7,9 +7,10 @@ use anyhow::Result;
 use harness::stats::Statistic;
 use harness::{Block, Book, Cell, Table, Unit};
 
-use super::other_ways::Source;
-use super::{machine_of, size_label, Data};
-use crate::{Carry, BURST, PAYLOAD_SIZES};
+use super::instructions::Instructions;
+use super::other_ways::{OtherWays, Source};
+use super::{machine_of, size_label, Data, Reads};
+use channel_latency::{Carry, BURST, PAYLOAD_SIZES};
 
 pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
