@@ -177,7 +177,7 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    harness::parameters::exhibit::<parameters::Setup>(),
+    harness::parameters::exhibit::<ChannelLatency>(),
     Exhibit {
         name: "published-setup",
         kind: ExhibitKind::Table,

@@ -1,40 +1,16 @@
 //! How the experiments were run: the set-up of every profile and of each
 //! run beside the schedules the runs recorded (the harness's parameters
-//! exhibit, `Setup`), the published runs' set-up beside ours, and what each
+//! exhibit), the published runs' set-up beside ours, and what each
 //! results file's sampling bought.
 use anyhow::Result;
 use harness::parameters::{Parameters, Setting};
-use harness::schedule::RecordedSchedule;
-use harness::{Block, Book, Cell, Experiment, Lab, Profile, Run, Table, Unit};
+use harness::{Block, Book, Cell, Profile, Run, Table, Unit};
 
 use super::{machine_of, published, runtime_a, runtime_b, Data};
 use channel_latency::{
     backpressure_messages, head_to_head, Carry, Variant, BOUNDS, BURST, CAPACITY, PAYLOAD_SIZES,
     TASKS,
 };
-
-/// The library's experiment as the parameters exhibit reads it, with the
-/// page's words for its set-up: the trait is the harness's and the
-/// experiment the library's, so the page names a type of its own for them,
-/// which answers everything else as the experiment does.
-pub(super) struct Setup;
-
-type Latency = channel_latency::ChannelLatency;
-
-impl Experiment for Setup {
-    type Data = Data;
-    const NAME: &'static str = Latency::NAME;
-    const MEASURED_CRATES: &'static [&'static str] = Latency::MEASURED_CRATES;
-    const COUNTED: &'static [harness::Counted] = Latency::COUNTED;
-
-    fn measure(lab: &Lab) -> Result<Data> {
-        Latency::measure(lab)
-    }
-
-    fn schedules(profile: Profile, data: Option<&Data>) -> Vec<RecordedSchedule> {
-        Latency::schedules(profile, data)
-    }
-}
 
 /// The instruction counts of a profile, in words.
 fn counted(p: Profile) -> String {
@@ -70,7 +46,7 @@ fn counted(p: Profile) -> String {
     text
 }
 
-impl Parameters for Setup {
+impl Parameters for super::ChannelLatency {
     const ABOUT: &'static str = "Experiment A times bursts through one channel on one thread \
                                  (the sweep by criterion, the head-to-head windows and the other \
                                  ways by hand); experiment B pushes producer tasks against a \
