@@ -32,7 +32,7 @@ pub use harness_page::render::blocks::{
     Axis, Bar, BarChart, Block, Cell, Figure, Point, Scale, Series, Table,
 };
 pub use harness_page::{agreement, chapter, parameters, releases, render};
-pub use harness_page::{load_book, Book, Chapter, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
+pub use harness_page::{load_book, Book, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
 
 /// Criterion's timings, with the statistics drawn from them.
 pub mod timing {

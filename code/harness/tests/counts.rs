@@ -10,7 +10,7 @@ use anyhow::Result;
 use harness::counts::{
     counted, per_op, per_op_in, per_op_layouts, Counted, COUNTING_ENV, EXE_ENV, LAYOUTS,
 };
-use harness::{Chapter, Claim, Exhibit, Experiment, Lab, Profile, Progress};
+use harness::{Claim, Exhibit, Experiment, Judge, Judged, Lab, Page, Profile, Progress};
 
 struct Probe;
 
@@ -46,11 +46,17 @@ impl Experiment for Probe {
     }
 }
 
-impl Chapter for Probe {
+impl Page for Probe {
+    type Data = ();
+    type Experiment = Probe;
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<()>] = &[];
 
     fn check(_: &()) -> Result<()> {
+        Ok(())
+    }
+
+    fn judge(_: &Judged<()>, _: &mut Judge) -> Result<()> {
         Ok(())
     }
 }
@@ -178,7 +184,11 @@ fn work_outside_the_region_or_gone_wrong_is_refused() {
 fn per_op_counts_with_the_chapter_binary() {
     // A test binary is not the chapter's binary: point per_op at this one.
     std::env::set_var(EXE_ENV, exe());
-    let lab = Lab::new(Profile::Smoke, Progress::hidden(Probe::NAME)).unwrap();
+    let lab = Lab::new(
+        Profile::Smoke,
+        Progress::hidden(<Probe as Experiment>::NAME),
+    )
+    .unwrap();
     let a = per_op(&lab, "sum", 100, 300).unwrap();
     let all = per_op_layouts(&lab, "sum", 100, 300, &LAYOUTS).unwrap();
     std::env::remove_var(EXE_ENV);

@@ -7,13 +7,10 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use harness_core::analysis::Analysis;
-use harness_core::claims::Claim;
 use harness_core::results::published::Dataset;
 use harness_core::results::{Provenance, Store};
-use harness_core::values::Estimate;
-use harness_measure::Experiment;
 
-use crate::page::{current_analysis, Judge, Judged, Page};
+use crate::page::{current_analysis, Page};
 use crate::render::blocks::{Block, Table};
 
 /// What kind of thing an exhibit puts on the page (checked in the built HTML).
@@ -35,31 +32,6 @@ pub struct Exhibit<D: 'static> {
     pub kind: ExhibitKind,
     pub about: &'static str,
     pub render: fn(&Book<D>) -> Result<Vec<Block>>,
-}
-
-/// A chapter that has not stated its `Page` yet: the experiment and the
-/// page in one type, its verdicts given by its verdict exhibits and its
-/// headline by `headline`. Every such chapter is a `Page` whose judge
-/// renders those exhibits once, on a book of the one run judged, and stores
-/// what they gave (`legacy_judge`); every reader then reads the stored
-/// analysis, as it does for a chapter with a `Page` of its own.
-pub trait Chapter: Experiment {
-    const CLAIMS: &'static [Claim];
-    /// The chapter's own exhibits; the harness adds `provenance` and `precision`.
-    const EXHIBITS: &'static [Exhibit<Self::Data>];
-    /// Sanity checks on data read from a file (import, load): shapes, counts,
-    /// what the work must have done. Return an error naming what is wrong.
-    /// (Numbers out of physical bounds are refused before this runs.)
-    fn check(data: &Self::Data) -> Result<()>;
-
-    /// The estimates the chapter's verdicts rest on, named, for the built-in
-    /// `precision` exhibit. Chapters whose numbers are exact (counted, so a
-    /// second run repeats them) return none; the sentence on a claim across
-    /// releases then says a change is the releases', without the caveat that
-    /// each release is one run (`releases::History::exact`).
-    fn headline(_data: &Self::Data) -> Vec<(String, Estimate)> {
-        Vec::new()
-    }
 }
 
 /// One machine's results as the page sees them.
@@ -201,59 +173,4 @@ impl<D: Serialize> Run<D> {
             )
         })
     }
-}
-
-impl<C: Chapter> Page for C {
-    type Data = <C as Experiment>::Data;
-    type Experiment = C;
-    const NAME: &'static str = <C as Experiment>::NAME;
-    const CLAIMS: &'static [Claim] = <C as Chapter>::CLAIMS;
-    const EXHIBITS: &'static [Exhibit<Self::Data>] = <C as Chapter>::EXHIBITS;
-
-    fn check(data: &Self::Data) -> Result<()> {
-        <C as Chapter>::check(data)
-    }
-
-    fn judge(run: &Judged<Self::Data>, j: &mut Judge) -> Result<()> {
-        legacy_judge::<C>(run, j)
-    }
-}
-
-/// The judge of a chapter that has not stated its `Page`: its verdict
-/// exhibits rendered once on a book of this one run (as `harness measure`
-/// rendered them to draw their intervals before judging was a stage), and
-/// its `headline`, named as it names them. Nothing else renders an exhibit
-/// to learn a verdict.
-pub fn legacy_judge<C: Chapter>(
-    run: &Judged<<C as Experiment>::Data>,
-    j: &mut Judge,
-) -> Result<()> {
-    let data: <C as Experiment>::Data = serde_json::from_value(serde_json::to_value(run.data)?)?;
-    let book = Book {
-        chapter: <C as Experiment>::NAME,
-        runs: vec![Run {
-            path: run.path.to_path_buf(),
-            provenance: run.provenance.clone(),
-            data,
-            stale: false,
-            edited: false,
-            ephemeral: false,
-            analysis: Analysis::default(),
-            rejudged: false,
-        }],
-        store: Store::new(Store::committed()).without_history(),
-    };
-    for (name, e) in C::headline(&book.runs[0].data) {
-        j.estimate(
-            &name,
-            e,
-            harness_core::values::Unit::Ratio,
-            "as the chapter's headline draws it",
-        )?;
-        j.headline(&name);
-    }
-    for v in crate::headline::verdicts_of::<C>(&book)? {
-        j.verdict(v, &[]);
-    }
-    Ok(())
 }

@@ -7,9 +7,6 @@ use harness_core::values::Estimate;
 
 use harness_core::analysis::Analysis;
 
-use crate::chapter::{Book, Chapter, ExhibitKind};
-use crate::render::blocks::Block;
-
 /// What `headline` prints for one results file: the estimates the verdicts
 /// rest on, and the verdicts themselves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,24 +51,4 @@ impl Headline {
                 .collect(),
         })
     }
-}
-
-/// The verdicts every verdict exhibit of a chapter that has not stated its
-/// `Page` gives, over `book`: only its judge (`chapter::legacy_judge`) reads
-/// them; everything else reads the stored analysis.
-pub(crate) fn verdicts_of<C: Chapter>(
-    book: &Book<C::Data>,
-) -> Result<Vec<harness_core::claims::Verdict>> {
-    let mut out = Vec::new();
-    for e in C::EXHIBITS
-        .iter()
-        .filter(|e| e.kind == ExhibitKind::Verdicts)
-    {
-        for block in (e.render)(book)? {
-            if let Block::Verdicts(vs) = block {
-                out.extend(vs);
-            }
-        }
-    }
-    Ok(out)
 }

@@ -24,7 +24,7 @@ pub mod parameters;
 pub mod releases;
 pub mod render;
 
-pub use chapter::{Book, Chapter, Exhibit, ExhibitKind, Run};
+pub use chapter::{Book, Exhibit, ExhibitKind, Run};
 pub use headline::{Headline, HeadlineEstimate, HeadlineVerdict};
 pub use load::load_book;
 pub use page::{Judge, Judged, Page};

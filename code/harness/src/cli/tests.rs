@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Block, Chapter, Claim, Exhibit, Experiment, Lab};
+use crate::{Block, Claim, Exhibit, Experiment, Judge, Judged, Lab, Page};
 
 const FIGURE: Exhibit<()> = Exhibit {
     name: "figure",
@@ -21,7 +21,9 @@ impl Experiment for Shadowing {
     }
 }
 
-impl Chapter for Shadowing {
+impl Page for Shadowing {
+    type Data = ();
+    type Experiment = Shadowing;
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<()>] = &[
         FIGURE,
@@ -34,6 +36,10 @@ impl Chapter for Shadowing {
     ];
 
     fn check(_: &()) -> Result<()> {
+        Ok(())
+    }
+
+    fn judge(_: &Judged<()>, _: &mut Judge) -> Result<()> {
         Ok(())
     }
 }
@@ -51,11 +57,17 @@ impl Experiment for Plain {
     }
 }
 
-impl Chapter for Plain {
+impl Page for Plain {
+    type Data = ();
+    type Experiment = Plain;
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<()>] = &[FIGURE];
 
     fn check(_: &()) -> Result<()> {
+        Ok(())
+    }
+
+    fn judge(_: &Judged<()>, _: &mut Judge) -> Result<()> {
         Ok(())
     }
 }
@@ -73,7 +85,9 @@ impl Experiment for Machines {
     }
 }
 
-impl Chapter for Machines {
+impl Page for Machines {
+    type Data = u32;
+    type Experiment = Machines;
     const CLAIMS: &'static [Claim] = &[];
     const EXHIBITS: &'static [Exhibit<u32>] = &[Exhibit {
         name: "figure",
@@ -91,6 +105,10 @@ impl Chapter for Machines {
     fn check(_: &u32) -> Result<()> {
         Ok(())
     }
+
+    fn judge(_: &Judged<u32>, _: &mut Judge) -> Result<()> {
+        Ok(())
+    }
 }
 
 #[test]
@@ -101,7 +119,7 @@ fn each_machines_panel_is_drawn_from_that_machines_run_alone() {
     other.data = 2;
     book.runs[0].provenance.machine.id = "x86_64-this".into();
     book.runs.push(other);
-    let md = render_loaded::<Machines>(&<Machines as Chapter>::EXHIBITS[0], &book).unwrap();
+    let md = render_loaded::<Machines>(&<Machines as Page>::EXHIBITS[0], &book).unwrap();
     let panels: Vec<&str> = md.split("<div class=\"machine-panel\">").skip(1).collect();
     assert_eq!(panels.len(), 2, "{md}");
     for (panel, (this, not)) in panels.iter().zip([

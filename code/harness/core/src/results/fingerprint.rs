@@ -9,19 +9,19 @@ use sha2::{Digest, Sha256};
 use crate::profile::Profile;
 
 /// Hash of what decides a chapter's numbers: the chapter crate's manifest,
-/// `src/` but `src/book/`, and build script (not its tests or benches), the
+/// `src/` but the page, `src/page/` ([`RENDERING_HALF`]), and build script (not its tests or benches), the
 /// measuring package of the harness ([`MEASURING_PACKAGE`], found by its
 /// name among the workspace members: its manifest, `src/` and build
 /// script), the third-party packages the chapter and that package depend on
 /// (their closure in `Cargo.lock`, dev-dependencies and the page side,
 /// [`PAGE_SIDE`], left out), the compiler and the profile. What only reads
 /// results is left out on purpose: the harness's page package and each
-/// chapter's `src/book/` (exhibits, claims, checks) can change without
-/// making any chapter stale. The data package, `harness-core`, is not
+/// chapter's `src/page/` (exhibits, claims, judge, checks) can change
+/// without making any chapter stale. The data package, `harness-core`, is not
 /// hashed either: it does no arithmetic on measured numbers (its crate
-/// doc). A test keeps the
-/// chapters' measuring code from using `src/book/`
-/// (`measuring_code_does_not_read_the_book`).
+/// doc). The page is the chapter binary's module, which the library
+/// cannot name: no scan of the source is needed to keep measuring code
+/// from reading it.
 ///
 /// The build settings that change generated code count too
 /// ([`build_settings`]): the `[profile.release]` table of `code/Cargo.toml`,
@@ -159,11 +159,8 @@ fn hash(
     let crate_dir = code_dir.join(crate_name);
     let mut files = vec![crate_dir.join("Cargo.toml")];
     collect(&crate_dir.join("src"), &mut files)?;
-    let pages: Vec<PathBuf> = RENDERING_HALF
-        .iter()
-        .map(|h| crate_dir.join("src").join(h))
-        .collect();
-    files.retain(|f| !pages.iter().any(|p| f.starts_with(p)));
+    let page = crate_dir.join("src").join(RENDERING_HALF);
+    files.retain(|f| !f.starts_with(&page));
     // A build script decides what is compiled in (which of tokio's API a
     // release offers), and so does the shared code it includes.
     let build = crate_dir.join("build.rs");
@@ -208,59 +205,14 @@ fn hash(
     Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
 }
 
-/// Lines of a chapter's measuring code (its `src/` but `src/book/`) that
-/// use the rendering half, as `file:line: text`. The fingerprint leaves
-/// `src/book/` out, which is sound only while nothing that runs or records
-/// the experiments reads it. Allowed: declaring the module, importing it by
-/// name, and the `Chapter` implementation pointing at the book's `CLAIMS`,
-/// `EXHIBITS`, `check` and `headline`. Comments are not code.
-pub fn measuring_code_using_the_book(crate_dir: &Path) -> Result<Vec<String>> {
-    const ALLOWED: [&str; 4] = ["CLAIMS", "EXHIBITS", "check", "headline"];
-    let src = crate_dir.join("src");
-    let mut files = Vec::new();
-    collect(&src, &mut files)?;
-    // The page, in `src/book/` (a library module) or `src/page/` (the
-    // binary's: the library cannot name it, so only the former needs this
-    // scan), is not measuring code.
-    let pages: Vec<PathBuf> = RENDERING_HALF.iter().map(|h| src.join(h)).collect();
-    let mut out = Vec::new();
-    for file in files
-        .iter()
-        .filter(|f| !pages.iter().any(|p| f.starts_with(p)))
-    {
-        if file.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let text =
-            fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-        for (i, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or_default();
-            let uses = code.match_indices("book::").any(|(at, _)| {
-                let before = code[..at].chars().next_back();
-                let name: String = code[at + "book::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    && !ALLOWED.contains(&name.as_str())
-            });
-            if uses {
-                let rel = file.strip_prefix(crate_dir).unwrap_or(file);
-                out.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// What the chapters' build scripts `include!`, relative to `code/`.
 pub const BUILD_SUPPORT: &str = "build-support";
 
 /// A chapter's rendering half, relative to its `src/`: left out of its
-/// fingerprint. `page/` is the bin-only page of a chapter that states its
-/// `Page` (harness-page); `book/` the library module of one that has not
-/// moved to it yet.
-pub const RENDERING_HALF: [&str; 2] = ["book", "page"];
+/// fingerprint. It is the binary's module (`mod page;` in `src/main.rs`),
+/// so the library, which measures, cannot name it: the compiler keeps
+/// measuring code from reading the page.
+pub const RENDERING_HALF: &str = "page";
 
 /// Hash of the code that judges a chapter's data (harness-page's `judge`
 /// stage): the chapter's `src/` (its page reads the data's types, and a

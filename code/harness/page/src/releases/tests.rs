@@ -1,5 +1,6 @@
 use super::*;
-use crate::chapter::{Chapter, Exhibit, ExhibitKind};
+use crate::chapter::{Exhibit, ExhibitKind};
+use crate::page::{Judge, Judged, Page};
 use crate::render::blocks::{Block, Cell, Table};
 use harness_core::claims::Claim;
 use harness_core::claims::Verdict;
@@ -31,30 +32,32 @@ impl Experiment for Toy {
     }
 }
 
-impl Chapter for Toy {
+impl Page for Toy {
+    type Data = f64;
+    type Experiment = Toy;
     const CLAIMS: &'static [Claim] = &[CLAIM];
     const EXHIBITS: &'static [Exhibit<f64>] = &[Exhibit {
         name: "verdicts",
         kind: ExhibitKind::Verdicts,
         about: "TOY-1",
-        render: |book| {
-            let run = book.primary();
-            let outcome = if run.data > 1.0 {
-                Outcome::Holds
-            } else {
-                Outcome::DoesNotHold
-            };
-            Ok(vec![Block::Verdicts(vec![Verdict::new(
-                &CLAIM,
-                run.machine(),
-                outcome,
-                "the ratio",
-            )])])
-        },
+        render: |book| Ok(vec![Block::Verdicts(<Toy as Page>::verdicts(book)?)]),
     }];
 
     fn check(ratio: &f64) -> Result<()> {
         ensure!(ratio.is_finite(), "ratio {ratio}");
+        Ok(())
+    }
+
+    fn judge(run: &Judged<f64>, j: &mut Judge) -> Result<()> {
+        let outcome = if *run.data > 1.0 {
+            Outcome::Holds
+        } else {
+            Outcome::DoesNotHold
+        };
+        j.verdict(
+            Verdict::new(&CLAIM, run.machine(), outcome, "the ratio"),
+            &[],
+        );
         Ok(())
     }
 }
