@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use serde_json::Value;
 
 use super::checks::{headline_of, join, judged, render_all_with_findings};
-use super::Subject;
+use super::subject::Subject;
 use crate::values::Unit;
 
 /// The answer under the chapter's question (the exhibit carrying

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use super::{Subject, BUILT_IN, RENDER_ERROR};
+use super::subject::{Subject, BUILT_IN, RENDER_ERROR};
 
 /// What the chapter lists: its exhibits (own and built-in) and its claims
 /// as `(id, statement)`.

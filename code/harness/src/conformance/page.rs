@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, ensure, Context, Result};
 
 use super::checks::{join, listed};
-use super::Subject;
+use super::subject::Subject;
 
 /// The chapter's page: `src/<chapter>.md`, or the template's `page.md`.
 fn page_of(s: &Subject) -> Result<(PathBuf, PathBuf)> {
