@@ -116,7 +116,8 @@ fn profiles<C: Parameters>() -> Result<Table> {
         .collect();
     let caption = format!(
         "{}Per profile, from the code (smoke runs only in tests): the set-up, and the schedule \
-         of timings (every timing is one criterion run of one point).",
+         of timings (every timing is one run of one point: by criterion, or by the chapter's \
+         own clock where the sampling says \"by hand\").",
         lead(C::ABOUT)
     );
     table(&caption, &header, &columns)
