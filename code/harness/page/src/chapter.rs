@@ -3,14 +3,13 @@
 //! what its experiments (`harness_measure::Experiment`) measured.
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use harness_core::analysis::Analysis;
 use harness_core::results::published::Dataset;
 use harness_core::results::{Provenance, Store};
 
-use crate::page::{current_analysis, Page};
 use crate::render::blocks::{Block, Table};
 
 /// What kind of thing an exhibit puts on the page (checked in the built HTML).
@@ -138,32 +137,6 @@ impl<D: serde::Serialize + serde::de::DeserializeOwned> Run<D> {
 }
 
 impl<D: Serialize> Run<D> {
-    /// A run of chapter `P` read from `path`, after the chapter's checks
-    /// pass on its data, with its analysis (`page::current_analysis`:
-    /// judged again when today's page code did not judge it); `stale` as
-    /// the caller judges it (a release variant is stale by its code
-    /// fingerprint, any other run by its fingerprint).
-    pub fn checked<P: Page<Data = D>>(
-        path: PathBuf,
-        file: harness_core::results::ResultsFile<D>,
-        stale: bool,
-    ) -> Result<Run<D>> {
-        P::check(&file.data)
-            .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-        let (analysis, rejudged) =
-            current_analysis::<P>(&path, &file.provenance, &file.data, file.analysis.clone())?;
-        Ok(Run {
-            stale,
-            edited: !file.checksum_matches()?,
-            provenance: file.provenance,
-            data: file.data,
-            analysis,
-            rejudged,
-            path,
-            ephemeral: false,
-        })
-    }
-
     /// What the build prints for a run judged as it was read.
     pub fn rejudged_note(&self, chapter: &str) -> Option<String> {
         self.rejudged.then(|| {

@@ -10,7 +10,7 @@ use harness_core::results::{read_results, ResultsFile, Store};
 use harness_measure::{measure_in_memory, Progress};
 
 use crate::chapter::{Book, Run};
-use crate::page::{judge, Page};
+use crate::page::{current_analysis, judge, Page};
 
 /// Measures chapter `P` (`harness_measure::measure_in_memory`), then holds
 /// the run to the chapter's own checks: what a run measured passes the
@@ -40,7 +40,7 @@ pub fn load_book<C: Page>(store: &Store) -> Result<Book<C::Data>> {
     let mut runs = Vec::new();
     for (path, file) in store.load_all::<C::Data>(C::NAME)? {
         let stale = !file.provenance.is_current(C::NAME)?;
-        let run = Run::checked::<C>(path, file, stale)?;
+        let run = checked_run::<C>(path, file, stale)?;
         if let Some(note) = run.rejudged_note(C::NAME) {
             eprintln!("{note}");
         }
@@ -90,5 +90,31 @@ pub fn load_book<C: Page>(store: &Store) -> Result<Book<C::Data>> {
         chapter: C::NAME,
         runs,
         store: store.clone(),
+    })
+}
+
+/// A run of chapter `P` read from `path`, after the chapter's checks pass
+/// on its data, with its analysis (`page::current_analysis`: judged again
+/// when today's page code did not judge it); `stale` as the caller judges
+/// it (a release variant is stale by its code fingerprint, any other run by
+/// its fingerprint).
+pub fn checked_run<P: Page>(
+    path: std::path::PathBuf,
+    file: ResultsFile<P::Data>,
+    stale: bool,
+) -> Result<Run<P::Data>> {
+    P::check(&file.data)
+        .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
+    let (analysis, rejudged) =
+        current_analysis::<P>(&path, &file.provenance, &file.data, file.analysis.clone())?;
+    Ok(Run {
+        stale,
+        edited: !file.checksum_matches()?,
+        provenance: file.provenance,
+        data: file.data,
+        analysis,
+        rejudged,
+        path,
+        ephemeral: false,
     })
 }

@@ -125,7 +125,7 @@ pub fn load_variants<C: Page>(store: &Store) -> Result<Vec<Variant<C::Data>>> {
             );
         };
         out.push(Variant {
-            run: Run::checked::<C>(path, file, stale)?,
+            run: crate::load::checked_run::<C>(path, file, stale)?,
             asked: release.crates,
         });
     }
@@ -218,7 +218,7 @@ fn replicate_runs<C: Page>(store: &Store) -> Result<Vec<Run<C::Data>>> {
     let mut runs = Vec::new();
     for (path, file) in replicate.load_all::<C::Data>(C::NAME)? {
         let stale = !file.provenance.is_current(C::NAME)?;
-        runs.push(Run::checked::<C>(path, file, stale)?);
+        runs.push(crate::load::checked_run::<C>(path, file, stale)?);
     }
     Ok(runs)
 }
