@@ -39,7 +39,10 @@ fn the_answer_prints_the_results_bytes_and_follows_an_edit() {
     let before = in_short(&results);
     assert!(before.contains("data-answer=\"alloc-probe\""), "{before}");
     assert!(
-        before.contains(&format!("data-exact=\"\">{}<", harness::fmt::bytes(bytes))),
+        before.contains(&format!(
+            "data-exact=\"\">{}<",
+            harness_core::fmt::bytes(bytes)
+        )),
         "{before}"
     );
     // Every stage of every tokio channel of 8-byte messages holds 64 bytes more.
@@ -61,7 +64,7 @@ fn the_answer_prints_the_results_bytes_and_follows_an_edit() {
     assert!(
         after.contains(&format!(
             "data-exact=\"\">{}<",
-            harness::fmt::bytes(bytes + 64)
+            harness_core::fmt::bytes(bytes + 64)
         )),
         "{after}"
     );

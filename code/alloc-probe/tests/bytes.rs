@@ -9,7 +9,7 @@ use std::process::Command;
 use alloc_probe::probe::{HeapProbe, Payload};
 use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES};
 use harness::fixtures::json as serde_json;
-use harness::results::Store;
+use harness_core::results::Store;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -124,13 +124,13 @@ fn render(exhibit: &str, results: &Path) -> String {
 fn a_smoke_run_checks_and_renders_every_exhibit() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path());
-    let file = store.results_path("alloc-probe", &harness::machine::detect().id);
+    let file = store.results_path("alloc-probe", &harness_measure::machine::detect().id);
     // The suite's shared smoke run when there is one, else one measured now.
     match std::env::var_os(harness::fixtures::SMOKE_RESULTS_ENV) {
         Some(root) => {
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-            let shared =
-                Store::new(root).results_path("alloc-probe", &harness::machine::detect().id);
+            let shared = Store::new(root)
+                .results_path("alloc-probe", &harness_measure::machine::detect().id);
             std::fs::copy(&shared, &file).expect("the shared smoke run of alloc-probe");
         }
         None => {

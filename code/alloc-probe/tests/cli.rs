@@ -109,7 +109,7 @@ fn a_smoke_measurement_writes_a_file_that_checks() {
     let names: Vec<_> = fs::read_dir(file.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name())
-        .filter(|n| n != harness::lock::FILE)
+        .filter(|n| n != harness_core::lock::FILE)
         .collect();
     assert_eq!(names.len(), 1, "a partial file was left behind: {names:?}");
 }
@@ -132,7 +132,7 @@ fn only_file_is(path: &Path, text: &str) {
     let names: Vec<_> = fs::read_dir(path.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name())
-        .filter(|n| n != harness::lock::FILE)
+        .filter(|n| n != harness_core::lock::FILE)
         .collect();
     assert_eq!(names.len(), 1, "a partial file was left behind: {names:?}");
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use alloc_probe::run::COUNTED;
-use harness::counts::per_op_in;
+use harness_measure::counts::per_op_in;
 
 fn binary() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_alloc-probe"))

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use harness::Profile;
+use harness_core::Profile;
 use serde::{Deserialize, Serialize};
 
 use crate::backpressure::{self, AsyncChannel, Ending, Recording, Run, Rung};
@@ -56,7 +56,7 @@ pub fn rung(id: &str) -> Option<LadderRung> {
 }
 
 /// Runs of every rung, channel and setting: enough to draw an interval from
-/// (`harness::stats::MIN_PAIRS`), each a separate stretch of the run.
+/// (`harness_measure::stats::MIN_PAIRS`), each a separate stretch of the run.
 pub const REPEATS: usize = 4;
 
 /// Messages per ladder run, split over the producers. The published run

@@ -20,10 +20,11 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
-use harness::counts::{counted, Counted};
-use harness::stats::{paired_ratio, Statistic};
-use harness::timing::Timing;
-use harness::{Estimate, Lab, PerOp, Profile};
+use harness_core::{Estimate, Profile};
+use harness_measure::counts::{counted, Counted};
+use harness_measure::stats::{paired_ratio, Statistic};
+use harness_measure::timing::Timing;
+use harness_measure::{Lab, PerOp};
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
@@ -324,7 +325,7 @@ pub fn measure(lab: &Lab) -> Result<Shapes> {
                     .collect::<Result<_>>()?,
             )
             .with_context(|| s.id())?,
-            instructions: Some(harness::counts::per_op(lab, s.id(), small, large)?),
+            instructions: Some(harness_measure::counts::per_op(lab, s.id(), small, large)?),
         });
     }
     Ok(Shapes {
@@ -346,7 +347,7 @@ pub fn check(shapes: Option<&Shapes>) -> Result<()> {
         s.bytes
     );
     ensure!(
-        s.windows >= harness::stats::MIN_PAIRS && s.bursts_per_window > 0,
+        s.windows >= harness_measure::stats::MIN_PAIRS && s.bursts_per_window > 0,
         "the burst shapes ran {} windows of {} bursts, too few for an interval",
         s.windows,
         s.bursts_per_window
@@ -395,7 +396,7 @@ pub fn check(shapes: Option<&Shapes>) -> Result<()> {
 
 // ----------------------------------------------------- counted by callgrind
 
-/// Bursts in callgrind's two counts of a shape (`harness::counts::per_op`).
+/// Bursts in callgrind's two counts of a shape (`harness_measure::counts::per_op`).
 const COUNTED_BURSTS: (u64, u64) = (2, 4);
 
 /// The timed bursts of a loop that runs `bursts` in all (the first untimed):
@@ -619,7 +620,7 @@ mod tests {
 
     #[test]
     fn the_chapter_counts_its_cases_and_the_shapes() {
-        use harness::Experiment;
+        use harness_measure::Experiment;
         let all = crate::ChannelLatency::COUNTED;
         assert_eq!(all.len(), crate::counted::COUNTED.len() + COUNTED.len());
         for s in Shape::ALL {

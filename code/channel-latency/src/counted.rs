@@ -1,12 +1,12 @@
-//! Experiment A's bursts for callgrind to count (`harness::counts`): tokio
+//! Experiment A's bursts for callgrind to count (`harness_measure::counts`): tokio
 //! mpsc in one task on a current-thread runtime, and crossbeam on the
 //! calling thread, both single-threaded; the compared crates (flume's two
 //! ends, async-channel) the same way at the smallest and largest payload. A count is the instructions the
 //! burst executes: the same on every run of one binary, whatever else the
 //! machine is doing, and blind to cache misses, which is the point of
 //! showing it beside the time.
-use harness::counts::{counted, Counted};
-use harness::Profile;
+use harness_core::Profile;
+use harness_measure::counts::{counted, Counted};
 
 use crate::async_channel_bounded::AsyncChannelBounded;
 use crate::crossbeam_bounded::CrossbeamBounded;
@@ -233,7 +233,7 @@ pub fn cases_for(profile: Profile) -> Vec<&'static Case> {
         .collect()
 }
 
-/// Bursts in the two counts (see `harness::counts::per_op`). The first
+/// Bursts in the two counts (see `harness_measure::counts::per_op`). The first
 /// burst of a channel allocates what later ones reuse, so it is in both
 /// counts and the difference is a later burst. Large by-value payloads take
 /// seconds per burst under Valgrind, which counts every step of a string

@@ -14,7 +14,7 @@
 //! pair of channels, and runs one untimed burst on each to touch their
 //! memory. It then times [`PAIRS`] bursts of each channel, one at every
 //! stack offset. The ratio is the geometric mean over windows of
-//! each window's ratio of medians (`harness::stats::paired_ratio`).
+//! each window's ratio of medians (`harness_measure::stats::paired_ratio`).
 //!
 //! What this does not reach is the layout a process starts from: where its
 //! heap puts the channels depends on everything the process allocated
@@ -23,9 +23,9 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
-use harness::stats::{paired_ratio, Statistic};
-use harness::timing::Timing;
-use harness::Estimate;
+use harness_core::Estimate;
+use harness_measure::stats::{paired_ratio, Statistic};
+use harness_measure::timing::Timing;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 

@@ -49,8 +49,8 @@ pub mod vec_floor;
 
 pub use run::ChannelLatency;
 
-use harness::timing::Sampling;
-use harness::Profile;
+use harness_core::Profile;
+use harness_measure::timing::Sampling;
 
 /// Messages per burst, and the channel's capacity: every send finds room,
 /// so experiment A times the per-message cost of a channel, never a wait.
@@ -228,7 +228,7 @@ pub fn sweep_repeats(profile: Profile) -> usize {
 /// Windows of experiment A's head-to-head timing at each size, in passes
 /// over every size like the sweep's repeats; each window times
 /// `head_to_head::PAIRS` bursts of each channel. Four is the fewest that
-/// `harness::stats::paired_ratio` draws an interval from.
+/// `harness_measure::stats::paired_ratio` draws an interval from.
 pub fn head_to_head_windows(profile: Profile) -> usize {
     profile.pick(4, 12, 24)
 }

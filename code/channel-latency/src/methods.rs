@@ -17,9 +17,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use harness::stats::{paired_ratio, Statistic};
-use harness::timing::Timing;
-use harness::{Estimate, Profile};
+use harness_core::{Estimate, Profile};
+use harness_measure::stats::{paired_ratio, Statistic};
+use harness_measure::timing::Timing;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 
@@ -173,7 +173,7 @@ pub fn sample_bursts(bytes: usize) -> u64 {
     }
 }
 
-/// Windows per method and size (at least `harness::stats::MIN_PAIRS`, the
+/// Windows per method and size (at least `harness_measure::stats::MIN_PAIRS`, the
 /// fewest a paired ratio draws an interval from), and samples of each
 /// channel per window.
 pub fn windows(profile: Profile) -> (usize, usize) {

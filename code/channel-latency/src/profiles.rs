@@ -1,5 +1,5 @@
 //! Bursts run back to back for a stretch of CPU time, for a sampling
-//! profiler to watch (`harness::stacks`): tokio in one task on a
+//! profiler to watch (`harness_measure::stacks`): tokio in one task on a
 //! current-thread runtime, one `block_on` per burst as in the fair
 //! experiment, or crossbeam on the calling thread. Every burst is checked.
 use std::time::{Duration, Instant};

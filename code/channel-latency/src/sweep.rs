@@ -13,8 +13,8 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use harness::timing::{Sampling, Timing};
-use harness::Lab;
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 

@@ -5,8 +5,8 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use harness::timing::{Sampling, Timing};
-use harness::{Experiment, Lab};
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::{Experiment, Lab};
 
 use crate::{crossbeam_batch, vec_batch, BATCH, EXPECTED_SUM};
 

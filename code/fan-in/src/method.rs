@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Result};
-use harness::timing::Sampling;
-use harness::{Lab, Profile};
+use harness_core::Profile;
+use harness_measure::timing::Sampling;
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 
 use crate::cause::{Counters, Counts};
@@ -306,7 +307,7 @@ pub const PROFILED: [(Design, Threads, ConsumerOn); 6] = [
 pub const DESIGN_PROFILED: [Design; 2] = [Design::WorkerChunks, Design::Floor];
 
 /// Where one swap's CPU time went: bursts back to back, every thread
-/// sampled (`harness::stacks`), outside any timing.
+/// sampled (`harness_measure::stacks`), outside any timing.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SwapProfile {
     pub design: Design,
@@ -315,7 +316,7 @@ pub struct SwapProfile {
     pub workers: usize,
     /// Bursts run (each one validated) while sampling.
     pub bursts: u64,
-    pub stacks: harness::stacks::Stacks,
+    pub stacks: harness_measure::stacks::Stacks,
 }
 
 /// Everything the method experiments measured.
@@ -481,7 +482,7 @@ pub fn run(lab: &Lab, plan: &MethodPlan, placement: Placement) -> Result<MethodD
             consumer,
             counted: None,
         };
-        let (bursts, stacks) = harness::stacks::record(lab, &name, || {
+        let (bursts, stacks) = harness_measure::stacks::record(lab, &name, || {
             let started = Instant::now();
             let mut bursts = 0u64;
             while bursts == 0 || started.elapsed() < plan.profile_for {

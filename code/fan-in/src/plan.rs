@@ -2,8 +2,8 @@
 //! timed at each count, and with which criterion sampling. Which points are
 //! heavy (measured in the first and last pass only) and which decide a
 //! verdict (measured more often) is decided here, once.
-use harness::timing::Sampling;
-use harness::Profile;
+use harness_core::Profile;
+use harness_measure::timing::Sampling;
 
 use crate::sink::SinkKind;
 use crate::Design;

@@ -5,8 +5,9 @@
 //! (the binary's `page`, which the library cannot name) only reads them,
 //! and is not.
 use anyhow::{Context, Result};
-use harness::schedule::RecordedSchedule;
-use harness::{Experiment, Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::{Experiment, Lab};
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::worker_threads;
@@ -109,8 +110,8 @@ impl Experiment for FanIn {
 
     const NAME: &'static str = "fan-in";
     const MEASURED_CRATES: &'static [&'static str] = &["tokio"];
-    const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
-        &[harness::releases::ReleaseGap {
+    const RELEASE_GAPS: &'static [harness_page::releases::ReleaseGap] =
+        &[harness_page::releases::ReleaseGap {
             krate: "tokio",
             since: crate::cause::BUDGET_QUERY_SINCE,
             lacks: "tokio cannot say whether a task's co-op budget is spent \

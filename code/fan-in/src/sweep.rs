@@ -1,12 +1,12 @@
 //! The sweep: one timed point as the results file stores it, and the run's
 //! passes over every point, each on a fresh `Rig`, as one schedule
-//! (`harness::schedule`).
+//! (`harness_measure::schedule`).
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
-use harness::schedule::{At, Planned, Schedule, Slot};
-use harness::timing::{Sampling, Timing};
-use harness::Lab;
+use harness_measure::schedule::{At, Planned, Schedule, Slot};
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::{Job, Rig};
@@ -151,7 +151,10 @@ pub fn schedule(plan: &Plan, placement: Placement) -> Result<Schedule<Key>> {
 
 /// The timetable of a run of `profile` whose sweep runs with `placement`
 /// (the control cleared under free placement, as `run` does).
-pub fn plan_schedule(profile: harness::Profile, placement: Placement) -> Result<Schedule<Key>> {
+pub fn plan_schedule(
+    profile: harness_core::Profile,
+    placement: Placement,
+) -> Result<Schedule<Key>> {
     let mut plan = plan(profile);
     if placement == Placement::Free {
         plan.free_workers.clear();

@@ -290,7 +290,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
     // The committed alloc-probe results, in a folder of their own.
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let committed = harness::code_dir().join("results/alloc-probe");
+    let committed = harness_core::code_dir().join("results/alloc-probe");
     fs::create_dir_all(dir.path().join("alloc-probe")).unwrap();
     for entry in fs::read_dir(&committed).unwrap().flatten() {
         if entry.file_type().unwrap().is_file() {
@@ -365,7 +365,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
 
 #[test]
 fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_checks() {
-    let committed = harness::code_dir().join("results/alloc-probe");
+    let committed = harness_core::code_dir().join("results/alloc-probe");
     let machine_file = fs::read_dir(&committed)
         .unwrap()
         .flatten()
@@ -460,7 +460,7 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
 
 #[test]
 fn judge_lists_what_to_judge_again_and_write_stores_what_judging_gives() {
-    let committed = harness::code_dir().join("results/alloc-probe");
+    let committed = harness_core::code_dir().join("results/alloc-probe");
     let machine_file = fs::read_dir(&committed)
         .unwrap()
         .flatten()

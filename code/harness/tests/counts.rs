@@ -1,4 +1,4 @@
-//! Instruction counts under callgrind (`harness::counts`), end to end: this
+//! Instruction counts under callgrind (`harness_measure::counts`), end to end: this
 //! test binary is also a tiny chapter binary, which `per_op` runs under
 //! Valgrind with `count <case> <n>`. These tests need valgrind on PATH
 //! (scripts/test and scripts/fresh install it); without it they fail with
@@ -7,10 +7,12 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use harness::counts::{
+use harness_core::{Claim, Profile};
+use harness_measure::counts::{
     counted, per_op, per_op_in, per_op_layouts, Counted, COUNTING_ENV, EXE_ENV, LAYOUTS,
 };
-use harness::{Claim, Exhibit, Experiment, Judge, Judged, Lab, Page, Profile, Progress};
+use harness_measure::{Experiment, Lab, Progress};
+use harness_page::{Exhibit, Judge, Judged, Page};
 
 struct Probe;
 

@@ -4,7 +4,7 @@
 //! (A file of its own: a watchdog that fires ends the whole test process.)
 use std::time::Duration;
 
-use harness::Progress;
+use harness_measure::Progress;
 
 #[test]
 fn time_before_the_first_phase_is_not_watched() {

@@ -1,11 +1,11 @@
 //! The single-threaded paths of the chapter, for callgrind to count
-//! (`harness::counts`): the published round polled by `block_on` on a
+//! (`harness_measure::counts`): the published round polled by `block_on` on a
 //! current-thread runtime, and one uncontended lock + unlock. Instruction
 //! counts do not move with the machine's load, its allocator's dealings with
 //! the kernel or its cores, so they say what each lock costs in work alone.
 use std::sync::Arc;
 
-use harness::counts::{counted, Counted};
+use harness_measure::counts::{counted, Counted};
 
 use crate::workload::{expected_value, join_all_round};
 use crate::{Counter, StdMutexCounter, TokioBudgetFirstCounter, TokioMutexCounter};
@@ -96,10 +96,10 @@ fn lock_unlock_tokio(n: u64) {
     assert_eq!(m.into_inner(), n, "an increment went missing");
 }
 
-/// Operations of the two counts of a case (`harness::counts::per_op`):
+/// Operations of the two counts of a case (`harness_measure::counts::per_op`):
 /// futures for a round, lock + unlock pairs for the others. A count does
 /// not vary with the machine; smoke and quick count a tenth as many.
-pub fn sizes(case: &str, profile: harness::Profile) -> (u64, u64) {
+pub fn sizes(case: &str, profile: harness_core::Profile) -> (u64, u64) {
     let scale = profile.pick(10, 10, 1);
     if case.starts_with("join_all") {
         (10_000 / scale, 30_000 / scale)

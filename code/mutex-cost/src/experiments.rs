@@ -1,14 +1,14 @@
 //! Runs each experiment, validates its work and keeps the raw figures the
-//! page needs. Timings come from criterion (via `harness::Lab::time`), lateness
+//! page needs. Timings come from criterion (via `harness_measure::Lab::time`), lateness
 //! from hdrhistogram; nothing here computes statistics by hand.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use harness::timing::{Sampling, Timing};
-use harness::Lab;
 use harness_measure::latency::Percentiles;
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 

@@ -26,8 +26,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-use harness::timing::Sampling;
-use harness::Profile;
+use harness_core::Profile;
+use harness_measure::timing::Sampling;
 use serde::{Deserialize, Serialize};
 
 /// Runs `$body` with `$C` standing for the counter type of `$variant`: the

@@ -69,7 +69,7 @@ pub fn in_fresh_process(request: &Request) -> Result<Vec<RoundCost>> {
         .env(REQUEST_ENV, serde_json::to_string(request)?)
         .env(ALLOCATOR_ENV, allocator)
         // The sample's parent is this process, not the harness above it.
-        .env_remove(harness::process::PARENT_ENV)
+        .env_remove(harness_measure::process::PARENT_ENV)
         .stdin(Stdio::null())
         .output()
         .context("cannot start the chapter binary for a sample")?;
@@ -92,7 +92,7 @@ pub fn in_fresh_process(request: &Request) -> Result<Vec<RoundCost>> {
 }
 
 fn run(request: &OsStr) -> Result<String> {
-    harness::process::die_with_parent()?;
+    harness_measure::process::die_with_parent()?;
     let request: Request =
         serde_json::from_str(request.to_str().context("the request is not UTF-8")?)
             .context("the request does not parse")?;

@@ -1,13 +1,13 @@
 //! Where the CPU time of a round goes: the std and the tokio counter sampled
-//! (`harness::stacks::record`) while rounds run back to back, in the two
+//! (`harness_measure::stacks::record`) while rounds run back to back, in the two
 //! shapes the verdicts are decided on. Recorded outside any timing; every
 //! round is checked as a timed one is.
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Result};
-use harness::stacks::Stacks;
-use harness::Lab;
+use harness_measure::stacks::Stacks;
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::RuntimeUsed;
@@ -56,7 +56,7 @@ pub fn profile_name(shape: ProfiledShape, variant: Variant, futures: usize) -> S
         "{}, {}, {} futures",
         variant.label(),
         shape.label(),
-        harness::fmt::thousands(futures as u64)
+        harness_core::fmt::thousands(futures as u64)
     )
 }
 
@@ -101,7 +101,7 @@ pub fn record_one(
         variant != Variant::Actor,
         "the actor is not profiled: it holds no lock"
     );
-    let (rounds_validated, stacks) = harness::stacks::record(
+    let (rounds_validated, stacks) = harness_measure::stacks::record(
         lab,
         name,
         || with_counter!(variant, C => rounds_for::<C>(&rt, shape, futures, run_for)),

@@ -3,7 +3,7 @@
 //! chapter binary (`probe`), and the samples take turns through the whole
 //! grid, so each row's repeats come from different stretches of the run.
 use anyhow::{ensure, Result};
-use harness::timing::Timing;
+use harness_measure::timing::Timing;
 use serde::{Deserialize, Serialize};
 
 use crate::allocator::Allocator;

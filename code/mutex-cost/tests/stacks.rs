@@ -3,8 +3,10 @@
 //! counter's none, the group shares summing to one, drawn as SVG that parses.
 use std::time::Duration;
 
-use harness::render::flame;
-use harness::{Block, Lab, Profile, Progress};
+use harness_core::Profile;
+use harness_measure::{Lab, Progress};
+use harness_page::render::blocks::Block;
+use harness_page::render::flame;
 use mutex_cost::profiles::{profile_name, record_one, ProfiledShape, RoundProfile};
 use mutex_cost::Variant;
 

@@ -130,8 +130,9 @@ impl Counter for LosesUpdates {
 /// measurement that passes with a sound lock fails with one that loses updates.
 #[test]
 fn a_timed_round_of_a_broken_counter_fails_its_check() {
-    use harness::timing::Sampling;
-    use harness::{Lab, Profile, Progress};
+    use harness_core::Profile;
+    use harness_measure::timing::Sampling;
+    use harness_measure::{Lab, Progress};
     use mutex_cost::experiments::{time_spawned, RoundTiming};
     use mutex_cost::Variant;
     let lab = Lab::new(Profile::Smoke, Progress::hidden("mutex-cost")).unwrap();

@@ -454,19 +454,19 @@ pub struct PointSpec {
 /// Times bursts with criterion (through the lab) and returns the timing per
 /// burst with the consumer's counts.
 pub fn time_bursts(
-    lab: &harness::Lab,
-    sampling: harness::timing::Sampling,
+    lab: &harness_measure::Lab,
+    sampling: harness_measure::timing::Sampling,
     id: &str,
     spec: PointSpec,
-) -> Result<(harness::timing::Timing, Passes)> {
+) -> Result<(harness_measure::timing::Timing, Passes)> {
     struct Time<'a> {
-        lab: &'a harness::Lab,
-        sampling: harness::timing::Sampling,
+        lab: &'a harness_measure::Lab,
+        sampling: harness_measure::timing::Sampling,
         id: &'a str,
         spec: PointSpec,
     }
     impl WithDesign for Time<'_> {
-        type Output = Result<(harness::timing::Timing, Passes)>;
+        type Output = Result<(harness_measure::timing::Timing, Passes)>;
         fn run<D: Inbox>(self) -> Self::Output {
             let PointSpec {
                 wait,

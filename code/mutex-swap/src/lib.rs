@@ -37,8 +37,8 @@ pub mod tokio_mutex_swap;
 
 use std::time::Duration;
 
-use harness::timing::Sampling;
-use harness::Profile;
+use harness_core::Profile;
+use harness_measure::timing::Sampling;
 use serde::{Deserialize, Serialize};
 
 /// The shared-buffer designs, in the order the page shows them.

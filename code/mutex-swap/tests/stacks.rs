@@ -3,9 +3,11 @@
 //! parses, with every name escaped.
 use std::time::Duration;
 
-use harness::render::flame;
-use harness::stacks::{record, Stacks};
-use harness::{Block, Lab, Profile, Progress};
+use harness_core::Profile;
+use harness_measure::stacks::{record, Stacks};
+use harness_measure::{Lab, Progress};
+use harness_page::render::blocks::Block;
+use harness_page::render::flame;
 use mutex_swap::experiment::run_bursts_for;
 use mutex_swap::{Design, Wait};
 

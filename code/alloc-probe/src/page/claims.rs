@@ -1,8 +1,8 @@
 //! The published claims and the rules that decide them.
 use anyhow::Result;
 
-use harness::fmt::{bytes, percent_delta, thousands};
-use harness::{Claim, Outcome, Verdict};
+use harness_core::fmt::{bytes, percent_delta, thousands};
+use harness_core::{Claim, Outcome, Verdict};
 
 use super::{bytes_between, point, AllocData};
 use alloc_probe::{creation_fit, Channel, GRID_CAPACITIES, GRID_SIZES};

@@ -1,12 +1,13 @@
 //! What creating a channel costs in instructions: callgrind counts each
-//! channel's create-and-drop (`harness::counts`), exactly, on one thread,
+//! channel's create-and-drop (`harness_measure::counts`), exactly, on one thread,
 //! with the message and capacity of each many-channel scenario, from each
-//! of several starting heaps (`harness::counts::LAYOUTS`): creation is
+//! of several starting heaps (`harness_measure::counts::LAYOUTS`): creation is
 //! mostly allocation, and the allocator's work depends on the heap it finds.
 use anyhow::{ensure, Result};
 
-use harness::fmt::ratio;
-use harness::{Block, Book, Cell, Run, Table, Unit};
+use harness_core::fmt::ratio;
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book, Run};
 
 use super::machine_caption;
 use alloc_probe::run::{case_of, AllocData, CreationCount};

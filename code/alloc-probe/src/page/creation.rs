@@ -2,7 +2,10 @@
 //! figure, with the published tokio figures dashed.
 use anyhow::Result;
 
-use harness::{Axis, Block, Book, Figure, Point, Series};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Figure, render::blocks::Point,
+    render::blocks::Series, Book,
+};
 
 use super::{machine_caption, published_rows, AllocData};
 use alloc_probe::{Channel, GridPoint, SWEEP_CAPACITY};

@@ -2,8 +2,9 @@
 //! channel allocates before the first send, and what the rest costs.
 use anyhow::{anyhow, Result};
 
-use harness::fmt::bytes;
-use harness::{Block, Book, Cell, Run, Table, Unit};
+use harness_core::fmt::bytes;
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book, Run};
 
 use super::{bytes_between, machine_caption, point_name, AllocData};
 use alloc_probe::{creation_fit, Channel, SWEEP_CAPACITY};

@@ -6,8 +6,12 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use harness::fmt::bytes;
-use harness::{Axis, Block, Book, Cell, Figure, Point, Run, Series, Table, Unit};
+use harness_core::fmt::bytes;
+use harness_core::Unit;
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book, Run,
+};
 
 use super::AllocData;
 use alloc_probe::{creation_fit, Channel, SWEEP_CAPACITY};
@@ -32,7 +36,7 @@ struct Row<'a> {
 }
 
 pub(super) fn render(book: &Book<AllocData>) -> Result<Vec<Block>> {
-    let variants = harness::releases::load::<super::AllocProbe>(&book.store)?;
+    let variants = harness_page::releases::load::<super::AllocProbe>(&book.store)?;
     // Per machine, one run per tokio release; the committed run wins a tie.
     let mut machines: BTreeMap<&str, BTreeMap<(u64, u64, u64), &Run<AllocData>>> = BTreeMap::new();
     for run in variants.iter().chain(book.runs.iter()) {
@@ -141,7 +145,7 @@ fn summary(machine: &str, rows: &[Row]) -> String {
         .collect();
     let mut text = format!(
         "On {}, tokio's channels were measured at {} release{} of tokio, from {first} to {last}.",
-        harness::render::escape_markdown(machine),
+        harness_page::render::escape_markdown(machine),
         rows.len(),
         if rows.len() == 1 { "" } else { "s" },
     );
@@ -164,7 +168,7 @@ fn summary(machine: &str, rows: &[Row]) -> String {
     } else {
         text.push_str(&format!(
             " `scripts/fresh alloc-probe --with tokio@VERSION` adds another release on {}.",
-            harness::render::escape_markdown(machine)
+            harness_page::render::escape_markdown(machine)
         ));
     }
     text
@@ -206,7 +210,7 @@ fn figure(machine: &str, rows: &[Row]) -> Figure {
              measured on {} (x: the minor release). The fixed part is the fit's b: what a \
              channel holds besides its first block of message slots. Bounded channels have \
              capacity {SWEEP_CAPACITY}.",
-            harness::render::escape(machine)
+            harness_page::render::escape(machine)
         ),
         x: Axis::linear("tokio 1.x release (minor)"),
         y: Axis::log("bytes at creation"),
@@ -231,7 +235,7 @@ fn table(machine: &str, rows: &[Row]) -> Table {
              message sizes, at every tokio release measured on {} (the committed lock's run and \
              each `scripts/fresh alloc-probe --with tokio@VERSION` variant; other packages as \
              cargo resolved them around that release).",
-            harness::render::escape_markdown(machine)
+            harness_page::render::escape_markdown(machine)
         ),
         &header,
     );

@@ -19,8 +19,9 @@ mod tests;
 use anyhow::{anyhow, Result};
 use serde::Deserialize;
 
-use harness::fmt::bytes;
-use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
+use harness_core::fmt::bytes;
+use harness_core::Claim;
+use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page, Run};
 
 use alloc_probe::run::AllocData;
 use alloc_probe::{Channel, GridPoint};
@@ -130,7 +131,7 @@ struct PublishedRow {
 
 fn published_rows(
     book: &Book<AllocData>,
-) -> Result<(harness::published::Dataset, Vec<PublishedRow>)> {
+) -> Result<(harness_core::results::published::Dataset, Vec<PublishedRow>)> {
     let published = book.published("tokio-grid")?;
     let rows = published.rows()?;
     Ok((published, rows))
@@ -138,7 +139,7 @@ fn published_rows(
 
 /// The grid point of `channel` at `size`-byte messages and `capacity`.
 fn point(data: &AllocData, channel: Channel, size: usize, capacity: usize) -> Result<&GridPoint> {
-    harness::grid::find(&data.grid, "the grid", (channel, size, capacity), |p| {
+    harness_core::grid::find(&data.grid, "the grid", (channel, size, capacity), |p| {
         (p.channel, p.msg_size, p.capacity)
     })
 }

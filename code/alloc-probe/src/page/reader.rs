@@ -3,10 +3,11 @@
 //! that ends the page, all printed from the results. Bytes are exact:
 //! every number here is a count the probe read, not an estimate.
 use anyhow::Result;
-use harness::claims::Reading;
-use harness::fmt::{bytes, thousands};
-use harness::render::reader::{self, Advice};
-use harness::{Block, Book, Verdict};
+use harness_core::claims::Reading;
+use harness_core::fmt::{bytes, thousands};
+use harness_core::Verdict;
+use harness_page::render::reader::{self, Advice};
+use harness_page::{render::blocks::Block, Book};
 
 use super::claims::SCENARIO_CLAIMS;
 use super::{point, AllocData};
@@ -82,7 +83,7 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
             "Held {} at a time, one idle channel cost {}.",
             held_together
                 .iter()
-                .map(|&n| harness::fmt::thousands(n as u64))
+                .map(|&n| harness_core::fmt::thousands(n as u64))
                 .collect::<Vec<_>>()
                 .join(" or "),
             said.join(" and ")
@@ -111,7 +112,7 @@ pub(super) fn in_short(book: &Book<AllocData>) -> Result<Vec<Block>> {
             "Slot counts and padding depend on the pointer width ({}-bit here) and the \
              architecture's cache line; the post measured a {}.",
             d.pointer_width,
-            harness::render::escape(
+            harness_page::render::escape(
                 &book
                     .published("tokio-grid")
                     .map(|p| p.source.machine)

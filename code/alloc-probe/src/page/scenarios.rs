@@ -2,8 +2,12 @@
 //! and in numbers.
 use anyhow::Result;
 
-use harness::fmt::thousands;
-use harness::{Axis, Bar, BarChart, Block, Book, Cell, Run, Table, Unit};
+use harness_core::fmt::thousands;
+use harness_core::Unit;
+use harness_page::{
+    render::blocks::Axis, render::blocks::Bar, render::blocks::BarChart, render::blocks::Block,
+    render::blocks::Cell, render::blocks::Table, Book, Run,
+};
 
 use super::{machine_caption, AllocData};
 use alloc_probe::{ScenarioResult, SCENARIOS};

@@ -2,7 +2,7 @@
 //! channel at every stage.
 use anyhow::Result;
 
-use harness::{Block, Book, Cell, Table};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_caption, point, published_rows, AllocData};
 use alloc_probe::Channel;

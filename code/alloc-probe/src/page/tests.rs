@@ -7,10 +7,12 @@ use alloc_probe::{
     Channel, GridPoint, ScenarioResult, CREATE_COUNTS, GRID_CAPACITIES, GRID_SIZES, SCENARIOS,
     SWEEP_CAPACITY, SWEEP_SIZES,
 };
-use harness::counts::LAYOUTS;
 use harness::fixtures::{book, render, verdicts};
-use harness::render::exhibit_markdown;
-use harness::{Block, Cell, Outcome, Page, PerOp};
+use harness_core::Outcome;
+use harness_measure::counts::LAYOUTS;
+use harness_measure::PerOp;
+use harness_page::render::exhibit_markdown;
+use harness_page::{render::blocks::Block, render::blocks::Cell, Page};
 
 use super::AllocProbe;
 
@@ -319,7 +321,7 @@ fn tables_hold_numbers_and_the_grid_counts_exact_matches() {
 }
 
 fn machine() -> String {
-    harness::fixtures::provenance(harness::Profile::Smoke)
+    harness::fixtures::provenance(harness_core::Profile::Smoke)
         .machine
         .id
 }
@@ -336,7 +338,7 @@ fn instruction_counts_show_per_creation_and_tokio_s_ratios() {
         // The CSV gets numbers, never formatted text.
         assert!(t.formatted_measurement().is_none());
     }
-    let n = |v: f64| Cell::Number(v, harness::Unit::Plain);
+    let n = |v: f64| Cell::Number(v, harness_core::Unit::Plain);
     // Health: tokio 1000 to 1600 over the starting heaps, crossbeam 1300.
     assert_eq!(health.rows[0][1..3], [n(1000.0), n(1600.0)]);
     assert_eq!(health.rows[3][0], Cell::from("crossbeam-channel bounded"));
@@ -454,7 +456,7 @@ fn instruction_counts_that_do_not_add_up_are_refused() {
 fn the_history_places_a_change_in_tokios_fixed_part_between_two_releases() {
     let dir = tempfile::tempdir().unwrap();
     let mut book = book::<AllocProbe>(synthetic());
-    book.store = harness::results::Store::new(dir.path());
+    book.store = harness_core::results::Store::new(dir.path());
     let mut older = book.runs[0].copy().unwrap();
     for p in older.data.sweep.iter_mut() {
         if p.channel == Channel::TokioBounded {

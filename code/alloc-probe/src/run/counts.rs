@@ -1,12 +1,12 @@
 //! What creating a channel costs in instructions, counted: one case per
-//! scenario and channel that callgrind counts (`harness::counts`), exactly,
+//! scenario and channel that callgrind counts (`harness_measure::counts`), exactly,
 //! on one thread, from each of several starting heaps
-//! (`harness::counts::LAYOUTS`). The page's side is the binary's `page::counts`.
+//! (`harness_measure::counts::LAYOUTS`). The page's side is the binary's `page::counts`.
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use harness::counts::{counted, per_op_layouts, Counted, PerOp, LAYOUTS};
-use harness::Lab;
+use harness_measure::counts::{counted, per_op_layouts, Counted, PerOp, LAYOUTS};
+use harness_measure::Lab;
 
 use crate::probe::allocate_plainly;
 use crate::{Channel, Scenario, CREATE_COUNTS, SCENARIOS};
@@ -17,7 +17,7 @@ use crate::{Channel, Scenario, CREATE_COUNTS, SCENARIOS};
 pub struct CreationCount {
     pub scenario: String,
     pub channel: Channel,
-    /// The starting heaps counted from (`harness::counts::heap_layout`)...
+    /// The starting heaps counted from (`harness_measure::counts::heap_layout`)...
     pub layouts: Vec<u32>,
     /// ...and the count from each, in the same order.
     pub counts: Vec<PerOp>,

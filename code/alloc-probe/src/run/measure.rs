@@ -3,8 +3,8 @@
 //! in instructions by callgrind, in processes of their own.
 use anyhow::Result;
 
-use harness::fmt::thousands;
-use harness::Lab;
+use harness_core::fmt::thousands;
+use harness_measure::Lab;
 
 use super::AllocData;
 use crate::Channel;

@@ -8,7 +8,7 @@ mod measure;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use harness::{Experiment, Lab};
+use harness_measure::{Experiment, Lab};
 
 use crate::{GridPoint, ScenarioResult};
 
@@ -38,7 +38,7 @@ impl Experiment for AllocProbe {
         "flume",
         "dhat",
     ];
-    const COUNTED: &'static [harness::Counted] = COUNTED;
+    const COUNTED: &'static [harness_measure::Counted] = COUNTED;
 
     fn measure(lab: &Lab) -> Result<AllocData> {
         measure::measure(lab)

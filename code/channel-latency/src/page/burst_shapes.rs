@@ -2,7 +2,8 @@
 //! (`channel_latency::burst_shapes`): a table of both shapes for both
 //! channels (the row it adds to LAT-2's map is the claim's, in `claims`).
 use anyhow::Result;
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_of, Data};
 use channel_latency::burst_shapes::{Shape, Shapes};

@@ -1,7 +1,10 @@
 //! Experiment A's sweep as measured: time per burst of every channel at
 //! every payload size, by value, as a table and as a figure.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::{band, machine_of, published, runtime_a, Data};
 use channel_latency::{Carry, Variant, BURST, CAPACITY, PAYLOAD_SIZES};

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::{bail, ensure, Context, Result};
-use harness::timing::Timing;
+use harness_measure::timing::Timing;
 
 use super::{Data, BP_CHANNELS};
 use channel_latency::backpressure::Latencies;
@@ -74,7 +74,7 @@ fn check_schedules(data: &Data) -> Result<()> {
         data.points.len() + data.memcpy.len()
     );
     let timed = |what: &str,
-                 point: Option<&harness::schedule::RecordedPoint>,
+                 point: Option<&harness_measure::schedule::RecordedPoint>,
                  pooled: usize|
      -> Result<()> {
         let point = point.with_context(|| format!("{what} is not in the recorded schedule"))?;
@@ -155,7 +155,7 @@ fn check_methods(data: &Data) -> Result<()> {
         "experiment A's other ways ran on zero cores"
     );
     ensure!(
-        setup.windows >= harness::stats::MIN_PAIRS && setup.pairs > 0,
+        setup.windows >= harness_measure::stats::MIN_PAIRS && setup.pairs > 0,
         "experiment A's other ways ran {} windows of {} samples, too few for an interval",
         setup.windows,
         setup.pairs
@@ -194,7 +194,7 @@ fn check_methods(data: &Data) -> Result<()> {
                 "{what}: {faults:?} page faults per burst"
             );
         }
-        p.ratio(harness::stats::Statistic::Median)?;
+        p.ratio(harness_measure::stats::Statistic::Median)?;
     }
     ensure!(
         seen.len() == METHODS.len() * PAYLOAD_SIZES.len(),
@@ -217,7 +217,7 @@ fn check_ladder(data: &Data) -> Result<()> {
         .as_ref()
         .context("experiment B's ladder was run but its setup is missing")?;
     ensure!(
-        setup.repeats >= harness::stats::MIN_PAIRS,
+        setup.repeats >= harness_measure::stats::MIN_PAIRS,
         "experiment B's ladder has {} repeats, fewer than an interval needs",
         setup.repeats
     );

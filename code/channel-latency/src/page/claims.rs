@@ -7,7 +7,8 @@
 //! A claim is judged only on the architectures it speaks of; the page puts
 //! the verdicts together (`super::verdicts`).
 use anyhow::Result;
-use harness::{Claim, Condition, Estimate, Judge, Judged, Outcome, Unit, Verdict};
+use harness_core::{Claim, Condition, Estimate, Outcome, Unit, Verdict};
+use harness_page::{Judge, Judged};
 
 mod backpressure;
 
@@ -181,10 +182,10 @@ fn row_name(row: Row, bytes: usize) -> String {
 /// How a row's ratio is drawn, in words.
 fn method_of(source: Source) -> &'static str {
     match source {
-        Source::Method(_) | Source::HeadToHead(harness::stats::Statistic::Median) => {
+        Source::Method(_) | Source::HeadToHead(harness_measure::stats::Statistic::Median) => {
             "paired ratio of medians, window by window"
         }
-        Source::HeadToHead(harness::stats::Statistic::Mean) => {
+        Source::HeadToHead(harness_measure::stats::Statistic::Mean) => {
             "paired ratio of means, window by window"
         }
         Source::Alone => "ratio of medians, bootstrapped",
@@ -253,7 +254,7 @@ fn lat2_rule(r: &[(usize, Estimate)]) -> Decided {
     // Each other size's ratio over the 8 B ratio, with a conservative interval.
     let over: Vec<(usize, Estimate)> = r[1..]
         .iter()
-        .map(|(b, e)| (*b, harness::stats::crosswise_ratio(e, &at8)))
+        .map(|(b, e)| (*b, harness_measure::stats::crosswise_ratio(e, &at8)))
         .collect();
     let line = 1.0 + SWEEP_MIN_EFFECT;
     let size = Outcome::within(&at8, LAT2_CENTRE / line, LAT2_CENTRE * line);

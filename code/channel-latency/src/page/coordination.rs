@@ -3,8 +3,9 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use harness::fmt::thousands;
-use harness::{Block, Book, Cell, Run, Table, Unit};
+use harness_core::fmt::thousands;
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book, Run};
 
 use super::{machine_of, runtime_a, Data, Reads};
 use channel_latency::{Carry, Variant, BURST, PAYLOAD_SIZES};

@@ -1,7 +1,9 @@
 //! Instructions per message, counted by callgrind, beside the time ratios:
 //! how much more work tokio does per message, and how much more time.
 use anyhow::Result;
-use harness::{Block, Book, Cell, PerOp, Table, Unit};
+use harness_core::Unit;
+use harness_measure::PerOp;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::other_ways::{OtherWays, Source};
 use super::{machine_of, Data, Reads};
@@ -75,7 +77,10 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             continue;
         };
         let time = if carry == "array" {
-            d.ratio_by(Source::HeadToHead(harness::stats::Statistic::Median), bytes)?
+            d.ratio_by(
+                Source::HeadToHead(harness_measure::stats::Statistic::Median),
+                bytes,
+            )?
         } else {
             Some(d.alone_ratio(Carry::Boxed, bytes)?)
         };
@@ -106,7 +111,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
 /// The channels readers choose between, counted at the sizes they were:
 /// instructions per message and their ratio to crossbeam's, beside the
 /// time ratio of the sweep (each channel timed alone, medians).
-fn compared(run: &harness::Run<Data>) -> Result<Option<Block>> {
+fn compared(run: &harness_page::Run<Data>) -> Result<Option<Block>> {
     let d = &run.data;
     let channels = [
         Variant::Crossbeam,
@@ -154,10 +159,10 @@ fn compared(run: &harness::Run<Data>) -> Result<Option<Block>> {
                 d.point(v, Carry::Array, bytes),
                 d.point(Variant::Crossbeam, Carry::Array, bytes),
             ) {
-                (Ok(p), Ok(c)) if v != Variant::Crossbeam => Some(harness::stats::ratio(
+                (Ok(p), Ok(c)) if v != Variant::Crossbeam => Some(harness_measure::stats::ratio(
                     &p.timing,
                     &c.timing,
-                    harness::stats::Statistic::Median,
+                    harness_measure::stats::Statistic::Median,
                 )),
                 _ => None,
             };

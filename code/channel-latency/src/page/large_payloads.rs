@@ -4,8 +4,9 @@
 //! rest of the machine leaves it. The table puts the working set beside the
 //! memcpy floor's speed, the time ratios and the instruction ratio.
 use anyhow::Result;
-use harness::stats::Statistic;
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_measure::stats::Statistic;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::instructions::Instructions;
 use super::other_ways::{OtherWays, Source};

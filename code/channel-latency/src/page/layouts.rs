@@ -3,8 +3,8 @@
 //! every stack offset (`stack::shifted`), so the bursts at one offset over
 //! all windows say what a measurement stuck at that offset would have found.
 use anyhow::Result;
-use harness::timing::Timing;
-use harness::{Block, Book, Cell, Table};
+use harness_measure::timing::Timing;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_of, Data};
 use channel_latency::stack::{self, STEPS};
@@ -22,7 +22,7 @@ fn per_offset(t: &Timing) -> Vec<f64> {
     }
     at.into_iter()
         .filter(|v| !v.is_empty())
-        .map(|mut v| harness::stats::Statistic::Median.of(&mut v))
+        .map(|mut v| harness_measure::stats::Statistic::Median.of(&mut v))
         .collect()
 }
 

@@ -24,10 +24,12 @@ mod reader;
 mod tests;
 
 use anyhow::Result;
-use harness::render::escape;
-use harness::stats::{ratio as ratio_of, Statistic};
-use harness::{
-    Block, Book, Claim, Estimate, Exhibit, ExhibitKind, Judge, Judged, Page, Point, Run, Verdict,
+use harness_core::{Claim, Estimate, Verdict};
+use harness_measure::stats::{ratio as ratio_of, Statistic};
+use harness_page::render::escape;
+use harness_page::{
+    render::blocks::Block, render::blocks::Point, Book, Exhibit, ExhibitKind, Judge, Judged, Page,
+    Run,
 };
 
 use channel_latency::{Carry, Variant};
@@ -177,7 +179,7 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    harness::parameters::exhibit::<ChannelLatency>(),
+    harness_page::parameters::exhibit::<ChannelLatency>(),
     Exhibit {
         name: "published-setup",
         kind: ExhibitKind::Table,
@@ -337,7 +339,7 @@ fn headline_name(bytes: usize) -> String {
 }
 
 fn size_label(bytes: usize) -> String {
-    harness::Unit::Size.show(bytes as f64)
+    harness_core::Unit::Size.show(bytes as f64)
 }
 
 fn machine_of(run: &Run<Data>) -> String {

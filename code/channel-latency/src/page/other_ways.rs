@@ -3,8 +3,9 @@
 //! could choose differently. [`ROWS`] names each way once; the tables here
 //! and the verdict maps of LAT-1..LAT-4 both read it.
 use anyhow::Result;
-use harness::stats::Statistic;
-use harness::{Block, Book, Cell, Estimate, Table, Unit};
+use harness_core::{Estimate, Unit};
+use harness_measure::stats::Statistic;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_of, published, size_label, Data, Reads};
 use channel_latency::methods::{MethodPoint, METHODS};
@@ -146,7 +147,7 @@ impl OtherWays for Data {
                 .transpose(),
             Source::HeadToHead(statistic) => {
                 let h = self.head_to_head(bytes)?;
-                harness::stats::paired_ratio(&h.tokio, &h.crossbeam, statistic).map(Some)
+                harness_measure::stats::paired_ratio(&h.tokio, &h.crossbeam, statistic).map(Some)
             }
             Source::Alone => self.alone_ratio(Carry::Array, bytes).map(Some),
         }

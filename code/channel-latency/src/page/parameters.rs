@@ -3,8 +3,9 @@
 //! exhibit), the published runs' set-up beside ours, and what each
 //! results file's sampling bought.
 use anyhow::Result;
-use harness::parameters::{Parameters, Setting};
-use harness::{Block, Book, Cell, Profile, Run, Table, Unit};
+use harness_core::{Profile, Unit};
+use harness_page::parameters::{Parameters, Setting};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book, Run};
 
 use super::{machine_of, published, runtime_a, runtime_b, Data};
 use channel_latency::{
@@ -103,7 +104,7 @@ impl Parameters for super::ChannelLatency {
                     .map(|t| {
                         format!(
                             "{} with {t} tasks",
-                            harness::fmt::thousands((backpressure_messages(p) / t) as u64)
+                            harness_core::fmt::thousands((backpressure_messages(p) / t) as u64)
                         )
                     })
                     .join(", "),
@@ -120,7 +121,7 @@ impl Parameters for super::ChannelLatency {
                 "B: the ladder, per run",
                 format!(
                     "{} messages; sleeping runs pause {} ms",
-                    harness::fmt::thousands(
+                    harness_core::fmt::thousands(
                         channel_latency::backpressure_ladder::messages(p) as u64
                     ),
                     channel_latency::backpressure_ladder::pause(p).as_millis()

@@ -2,8 +2,9 @@
 //! crossbeam's bursts at the smallest and the largest payload, drawn as
 //! flame graphs, with the share of samples in each frame group.
 use anyhow::Result;
-use harness::render::flame;
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_page::render::flame;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_of, size_label, BurstProfile, Data};
 
@@ -23,7 +24,7 @@ pub(super) fn render(book: &Book<Data>) -> Result<Vec<Block>> {
         if at.is_empty() {
             continue;
         }
-        let stacks: Vec<&harness::stacks::Stacks> = at.iter().map(|p| &p.stacks).collect();
+        let stacks: Vec<&harness_measure::stacks::Stacks> = at.iter().map(|p| &p.stacks).collect();
         out.extend(flame::exhibit(
             &stacks,
             &format!(

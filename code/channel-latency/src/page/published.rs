@@ -1,9 +1,9 @@
 //! The posts' numbers: experiment A's payload sweep and experiment B's
 //! back-pressure means, as the committed published datasets give them.
 use anyhow::Result;
-use harness::published::Dataset;
-use harness::render::escape_markdown;
-use harness::{Book, Point, Series};
+use harness_core::results::published::Dataset;
+use harness_page::render::escape_markdown;
+use harness_page::{render::blocks::Point, render::blocks::Series, Book};
 use serde::Deserialize;
 
 use super::Data;

@@ -3,9 +3,10 @@
 //! which statistic); the table here and the verdict maps of LAT-5 and
 //! LAT-6 both read it.
 use anyhow::{Context, Result};
-use harness::stats::{paired_ratio, Statistic};
-use harness::timing::Timing;
-use harness::{Block, Book, Cell, Estimate, Table};
+use harness_core::Estimate;
+use harness_measure::stats::{paired_ratio, Statistic};
+use harness_measure::timing::Timing;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::{machine_of, Data};
 use channel_latency::backpressure::{Latencies, Run};
@@ -280,7 +281,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             "tokio's latency per message over kanal's under back-pressure on {}, paired repeat by repeat: the geometric mean over {} repeats of each repeat's ratio, with its 95 % interval. Each repeat is a run of {} messages split over the producers, on a tokio multi-thread runtime with {} workers. Above 1, kanal's messages wait less. The published program slept a second before reading its Vec; the runs that sleep here pause {} ms, longer than the few messages still in flight take to drain.",
             machine_of(run),
             setup.repeats,
-            harness::fmt::thousands(setup.messages_per_run as u64),
+            harness_core::fmt::thousands(setup.messages_per_run as u64),
             setup.worker_threads,
             setup.pause_ms
         ),
@@ -329,8 +330,8 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
     };
     out.push(Block::Text(format!(
         "At bound 1, kanal's receiver took {} of the messages straight from a parked sender, before that sender's send().await returned (tokio: {}). Those count as 1 ns in the queue, so there the in-queue median of kanal can land on either side of that share.",
-        harness::Unit::Share.show(direct("kanal-async")),
-        harness::Unit::Share.show(direct("tokio"))
+        harness_core::Unit::Share.show(direct("kanal-async")),
+        harness_core::Unit::Share.show(direct("tokio"))
     )));
     Ok(out)
 }

@@ -1,7 +1,11 @@
 //! Experiment B: latency per message under back-pressure, both ways of
 //! measuring it, and Little's law, which says what the published one measured.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
+use harness_core::Unit;
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::published::{self, Backpressure};
 use super::{machine_of, runtime_b, Data, Reads};
@@ -39,7 +43,7 @@ pub(super) fn table(book: &Book<Data>) -> Result<Vec<Block>> {
             "Latency per message under back-pressure on {}, {}. \"Before send\" is the published method (stamped before send().await, so it includes waiting for room); \"in queue\" runs from the completed send to the dequeue; a message the receiver took before its producer's send().await returned counts as 1 ns in the queue (last column: how many). {} messages per point. Published means from {}.",
             machine_of(run),
             runtime_b(d),
-            harness::fmt::thousands(d.backpressure.messages_per_point as u64),
+            harness_core::fmt::thousands(d.backpressure.messages_per_point as u64),
             published.citation
         ),
         &[

@@ -2,7 +2,10 @@
 //! per machine and payload size (each run's headline, as judged), beside
 //! the published machines' ratios.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::{band, headline_name, machine_of, published, runtime_a, Data, Reads};
 use channel_latency::{Carry, PAYLOAD_SIZES};

@@ -2,10 +2,11 @@
 //! claim's badge (plain verdict, one number, which way it points) and the
 //! summary list that ends the page, all printed from the results.
 use anyhow::Result;
-use harness::claims::Reading;
-use harness::render::escape;
-use harness::render::reader::{self, pick_lowest, Advice, Candidate};
-use harness::{Block, Book, Estimate, Run, Unit, Verdict};
+use harness_core::claims::Reading;
+use harness_core::{Estimate, Unit, Verdict};
+use harness_page::render::escape;
+use harness_page::render::reader::{self, pick_lowest, Advice, Candidate};
+use harness_page::{render::blocks::Block, Book, Run};
 use serde::Deserialize;
 
 use super::claims::step_ratio_name;
@@ -84,8 +85,8 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         {
             s.push_str(&format!(
                 "; the post measured {} and {} on its x86-64 desktop",
-                harness::fmt::ratio(p_small),
-                harness::fmt::ratio(p_large)
+                harness_core::fmt::ratio(p_small),
+                harness_core::fmt::ratio(p_large)
             ));
         }
         s.push('.');
@@ -127,7 +128,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
         if let Some(p) = published_ratio(book, bytes) {
             s.push_str(&format!(
                 "; the post measured {} on x86-64",
-                harness::fmt::ratio(p)
+                harness_core::fmt::ratio(p)
             ));
         }
         s
@@ -145,7 +146,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Verdict {
     })
     .or_else(|| match v.claim.id {
         "LAT-5" | "LAT-6" => back_pressure(run).map(|((low_at, low), (high_at, high))| Reading {
-            verdict: (v.claim.id == "LAT-5" && v.outcome == harness::Outcome::Depends).then(|| {
+            verdict: (v.claim.id == "LAT-5" && v.outcome == harness_core::Outcome::Depends).then(|| {
                 "holds for the typical message in most settings, not for the slowest one in a hundred".to_string()
             }),
             number: (v.claim.id == "LAT-5").then(|| Unit::Ratio.show(low.point_ns)),
@@ -248,7 +249,7 @@ fn per_message(d: &Data, among: &[Variant], bytes: usize) -> Vec<Candidate> {
             Some(Candidate {
                 name: escape(v.label()),
                 value: ns,
-                shown: format!("{} per message", harness::fmt::nanos(ns)),
+                shown: format!("{} per message", harness_core::fmt::nanos(ns)),
             })
         })
         .collect()
@@ -288,7 +289,7 @@ fn under_back_pressure(d: &Data) -> Option<Vec<Candidate>> {
                 Candidate {
                     name: escape(Variant::from_id(c).map_or(c, |v| v.label())),
                     value: ns,
-                    shown: format!("{} per message", harness::fmt::nanos(ns)),
+                    shown: format!("{} per message", harness_core::fmt::nanos(ns)),
                 }
             })
             .collect(),

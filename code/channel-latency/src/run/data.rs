@@ -3,9 +3,10 @@
 //! it shares. The bottom of `run`: `measure` fills it, the experiment's
 //! contract (`super`) names it, and it imports neither.
 use anyhow::Result;
-use harness::schedule::RecordedSchedule;
-use harness::timing::Timing;
-use harness::{grid, Estimate, PerOp};
+use harness_core::{grid, Estimate};
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::timing::Timing;
+use harness_measure::PerOp;
 use serde::{Deserialize, Serialize};
 
 use crate::backpressure;
@@ -107,7 +108,7 @@ pub struct BurstProfile {
     pub bytes: usize,
     /// Bursts run (and checked) while the profiler sampled.
     pub bursts: u64,
-    pub stacks: harness::stacks::Stacks,
+    pub stacks: harness_measure::stacks::Stacks,
 }
 
 /// Experiment B's channels, in table order.

@@ -1,12 +1,13 @@
 //! One run of the chapter: experiment A's sweep and its head-to-head
 //! timing, then experiment B's back-pressure grid. The sweep, the
 //! head-to-head windows, the other ways and B's ladder are timed through
-//! schedules (`harness::schedule`: their order is in one place, tested
+//! schedules (`harness_measure::schedule`: their order is in one place, tested
 //! against the loops they replaced, and recorded in the data); B's single
 //! pass and the burst shapes stay loops of their own.
 use anyhow::{bail, Context, Result};
-use harness::schedule::{At, Planned, RecordedSchedule, Schedule, Slot};
-use harness::{Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::{At, Planned, RecordedSchedule, Schedule, Slot};
+use harness_measure::Lab;
 use tokio::runtime::Runtime;
 
 use super::data::{
@@ -222,7 +223,9 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
             case.name
         ));
         let (small, large) = counted::bursts(case);
-        instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
+        instructions.push(harness_measure::counts::per_op(
+            lab, case.name, small, large,
+        )?);
     }
     let stretch = std::time::Duration::from_millis(profile.pick(50, 400, 1000));
     let mut profiles = Vec::new();
@@ -230,7 +233,7 @@ pub(super) fn measure(lab: &Lab) -> Result<Data> {
         let name =
             format!("{channel} mpsc, {bytes} B bursts").replace("crossbeam mpsc", "crossbeam");
         lab.progress().step(format_args!("CPU profile: {name}"));
-        let (bursts, stacks) = harness::stacks::record(lab, &name, || {
+        let (bursts, stacks) = harness_measure::stacks::record(lab, &name, || {
             crate::profiles::bursts_for(channel, bytes, stretch)
         })?;
         profiles.push(BurstProfile {

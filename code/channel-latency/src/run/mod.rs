@@ -7,8 +7,9 @@ mod data;
 mod measure;
 
 use anyhow::Result;
-use harness::schedule::RecordedSchedule;
-use harness::{Experiment, Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::{Experiment, Lab};
 
 pub use data::{
     bp_all, BackpressureSetup, BurstProfile, Data, LadderSetup, MethodsSetup, SweepSetup,
@@ -34,7 +35,7 @@ impl Experiment for ChannelLatency {
         "criterion",
         "hdrhistogram",
     ];
-    const COUNTED: &'static [harness::Counted] = &crate::burst_shapes::CHAPTER_COUNTED;
+    const COUNTED: &'static [harness_measure::Counted] = &crate::burst_shapes::CHAPTER_COUNTED;
 
     fn measure(lab: &Lab) -> Result<Data> {
         measure::measure(lab)

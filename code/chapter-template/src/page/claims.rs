@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use chapter_template::run::Data;
-use harness::stats::Statistic;
-use harness::{Block, Book, Claim, Judge, Judged, Outcome, Page, Unit, Verdict};
+use harness_core::{Claim, Outcome, Unit, Verdict};
+use harness_measure::stats::Statistic;
+use harness_page::{render::blocks::Block, Book, Judge, Judged, Page};
 
 pub const CLAIMS: &[Claim] = &[Claim {
     id: "TPL-1",

@@ -1,7 +1,10 @@
 //! The chapter's table and figure.
 use anyhow::Result;
 
-use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book,
+};
 
 use chapter_template::run::Data;
 
@@ -25,8 +28,9 @@ pub fn timings(book: &Book<Data>) -> Result<Vec<Block>> {
 
 pub fn figure(book: &Book<Data>) -> Result<Vec<Block>> {
     let run = book.primary();
-    let point =
-        |x: f64, e: &harness::Estimate| Point::with_band(x, e.point_ns, e.lower_ns, e.upper_ns);
+    let point = |x: f64, e: &harness_core::Estimate| {
+        Point::with_band(x, e.point_ns, e.lower_ns, e.upper_ns)
+    };
     Ok(vec![Block::Figure(Figure {
         id: "template-timings".into(),
         title: "Time per batch".into(),

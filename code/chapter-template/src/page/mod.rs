@@ -13,12 +13,13 @@ mod tests;
 use anyhow::{ensure, Result};
 
 use chapter_template::run::Data;
-use harness::{Claim, Exhibit, ExhibitKind, Judge, Judged};
+use harness_core::Claim;
+use harness_page::{Exhibit, ExhibitKind, Judge, Judged};
 
 /// The page of the chapter; its experiment is `chapter_template::run::Template`.
 pub struct Template;
 
-impl harness::Page for Template {
+impl harness_page::Page for Template {
     type Data = Data;
     type Experiment = chapter_template::run::Template;
     const CLAIMS: &'static [Claim] = claims::CLAIMS;

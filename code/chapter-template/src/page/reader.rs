@@ -3,8 +3,9 @@
 //! printed from the results.
 use anyhow::Result;
 
-use harness::render::reader::{self, Advice};
-use harness::{Block, Book, Unit};
+use harness_core::Unit;
+use harness_page::render::reader::{self, Advice};
+use harness_page::{render::blocks::Block, Book};
 
 use chapter_template::run::Data;
 
@@ -19,7 +20,7 @@ pub fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
         "On one thread, hand a batch over in a `Vec`: crossbeam-channel took {} the `Vec`'s \
          time per batch of {} messages.",
         reader::number(HEADLINE, &r, Unit::Ratio),
-        harness::fmt::thousands(run.data.batch)
+        harness_core::fmt::thousands(run.data.batch)
     );
     Ok(vec![Block::Text(reader::answer(
         book.chapter,

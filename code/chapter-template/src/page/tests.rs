@@ -2,8 +2,9 @@
 //! page is not part of the library (`cargo test -p chapter-template`).
 use chapter_template::run::Data;
 use chapter_template::BATCH;
-use harness::timing::Timing;
-use harness::{fixtures, Outcome};
+use harness::fixtures;
+use harness_core::Outcome;
+use harness_measure::timing::Timing;
 
 use super::Template;
 

@@ -194,7 +194,7 @@ fn check_method(data: &FanInData) -> Result<()> {
     }
     for l in fan_in::method::ladder_points(&fan_in::method::MethodPlan {
         workers: m.workers.clone(),
-        ..fan_in::method::plan(harness::Profile::Smoke)
+        ..fan_in::method::plan(harness_core::Profile::Smoke)
     }) {
         ensure!(
             seen.contains(&(l.1, l.0, l.2)),

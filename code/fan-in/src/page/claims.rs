@@ -5,9 +5,10 @@
 //! (`super::estimates`), each claim's verdict map with its headline derived
 //! from the rows, and the run's headline. The page reads what was judged.
 use anyhow::Result;
-use harness::stats::Statistic;
-use harness::timing::Timing;
-use harness::{Claim, Condition, Estimate, Judge, Judged, Outcome, Unit, Verdict};
+use harness_core::{Claim, Condition, Estimate, Outcome, Unit, Verdict};
+use harness_measure::stats::Statistic;
+use harness_measure::timing::Timing;
+use harness_page::{Judge, Judged};
 
 use super::estimates::{self, FAIR, FAN2_LARGEST_AT_LEAST};
 use super::views::{self, View};

@@ -3,8 +3,12 @@
 //! TCP, and the picks of What to use, all at the counts the run measured
 //! them. Comparisons, not claims: no verdict reads them.
 use anyhow::Result;
-use harness::render::reader::{pick_lowest, Advice, Candidate};
-use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Run, Series, Table, Unit};
+use harness_core::{Estimate, Unit};
+use harness_page::render::reader::{pick_lowest, Advice, Candidate};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book, Run,
+};
 
 use super::shared::{on_rig, time_per_burst, STAT};
 use super::views::ratio_of;
@@ -183,7 +187,7 @@ pub(super) fn picks(d: &FanInData, machine: &str) -> Vec<Advice> {
                     })
                 })
                 .collect();
-            let workers = harness::fmt::thousands(w as u64);
+            let workers = harness_core::fmt::thousands(w as u64);
             pick_lowest(
                 &format!("{workers} producers feed one consumer that writes to a socket"),
                 &format!("time per message at {workers} workers"),

@@ -6,9 +6,10 @@
 //! names are the ones results files have always carried. Every other row of
 //! a verdict map names its own with the row's setting after the claim.
 use anyhow::Result;
-use harness::stats::Statistic;
-use harness::timing::Timing;
-use harness::{Estimate, Judge, Unit};
+use harness_core::{Estimate, Unit};
+use harness_measure::stats::Statistic;
+use harness_measure::timing::Timing;
+use harness_page::Judge;
 
 use super::views;
 

@@ -1,7 +1,10 @@
 //! The two log-log figures: time per burst against workers, every design,
 //! over TCP (with the published numbers dashed) and into memory.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Figure, Point, Series};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Figure, render::blocks::Point,
+    render::blocks::Series, Book,
+};
 
 use super::shared::{on_rig, published, time_per_burst, PublishedRow, PUBLISHED_PER_WORKER};
 use fan_in::run::FanInData;

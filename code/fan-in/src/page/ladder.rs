@@ -2,7 +2,11 @@
 //! experiment at the method's worker counts, as a table and as a figure of
 //! the two ratios the claims turn on.
 use anyhow::Result;
-use harness::{Axis, Block, Book, Cell, Figure, Point, Series, Table, Unit};
+use harness_core::Unit;
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::shared::on;
 use super::views::{self, View};

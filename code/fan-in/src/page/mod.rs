@@ -24,7 +24,8 @@ mod variations;
 mod views;
 
 use anyhow::Result;
-use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page, Verdict};
+use harness_core::{Claim, Verdict};
+use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page};
 
 use fan_in::run::FanInData;
 
@@ -80,7 +81,7 @@ const EXHIBITS: &[Exhibit<FanInData>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    harness::parameters::exhibit::<FanIn>(),
+    harness_page::parameters::exhibit::<FanIn>(),
     Exhibit {
         name: "burst-figure",
         kind: ExhibitKind::Figure,

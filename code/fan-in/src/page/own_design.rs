@@ -3,8 +3,10 @@
 //! whether the run meets them, and where its CPU time goes beside the
 //! floor's.
 use anyhow::Result;
-use harness::render::flame::{self, GROUPS};
-use harness::{stats, Block, Book, Cell, Estimate, Outcome, Run, Table, Unit};
+use harness_core::{Estimate, Outcome, Unit};
+use harness_measure::stats;
+use harness_page::render::flame::{self, GROUPS};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book, Run};
 
 use super::shared::{on, on_rig, time_per_burst, STAT};
 use fan_in::method::SwapProfile;

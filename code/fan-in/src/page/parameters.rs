@@ -1,9 +1,10 @@
 //! What the chapter adds to the harness's parameters exhibit
-//! (`harness::parameters`): its set-up per profile and per run. The
+//! (`harness_page::parameters`): its set-up per profile and per run. The
 //! schedule of timings (passes, the short passes of the points FAN-1 and
 //! FAN-2 rest on, rigs, sampling, every point) comes from the run's record.
-use harness::parameters::{Parameters, Setting};
-use harness::{Cell, Profile, Run};
+use harness_core::Profile;
+use harness_page::parameters::{Parameters, Setting};
+use harness_page::{render::blocks::Cell, Run};
 
 use fan_in::plan::{plan, HEAVY_FROM};
 use fan_in::run::FanInData;

@@ -2,8 +2,9 @@
 //! sweep, the same designs at the same counts, and how far each placement's
 //! passes spread.
 use anyhow::Result;
-use harness::timing::{Statistic, Timing};
-use harness::{stats, Block, Book, Cell, Table};
+use harness_measure::stats;
+use harness_measure::timing::{Statistic, Timing};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::shared::{on, time_per_burst, STAT};
 use fan_in::run::FanInData;

@@ -3,8 +3,8 @@
 //! the method experiments, and of the tokio swap with its consumer on the
 //! `block_on` thread.
 use anyhow::Result;
-use harness::render::flame;
-use harness::{Block, Book};
+use harness_page::render::flame;
+use harness_page::{render::blocks::Block, Book};
 
 use super::shared::on;
 use fan_in::run::FanInData;

@@ -2,9 +2,10 @@
 //! claim's badge (plain verdict, one number, which way it points) and the
 //! summary list that ends the page, all printed from the results.
 use anyhow::Result;
-use harness::claims::Reading;
-use harness::render::reader::{self, Advice};
-use harness::{Block, Book, Estimate, Run, Unit, Verdict};
+use harness_core::claims::Reading;
+use harness_core::{Estimate, Unit, Verdict};
+use harness_page::render::reader::{self, Advice};
+use harness_page::{render::blocks::Block, Book, Run};
 
 use super::estimates::{self, FAIR};
 use super::shared::{published, PublishedRow};
@@ -62,12 +63,12 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
             "With thousands of producers, reach for a `Vec` behind std's `Mutex` that the \
              consumer swaps out: a tokio mpsc inbox took {} its time at {} workers",
             reader::number(&gap_name, &gap, Unit::Ratio),
-            harness::fmt::thousands(top as u64)
+            harness_core::fmt::thousands(top as u64)
         );
         if let Some(p) = published_top(book) {
             s.push_str(&format!(
                 " (the post: {})",
-                harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us)
+                harness_core::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us)
             ));
         }
         s.push('.');
@@ -90,8 +91,8 @@ pub(super) fn in_short(book: &Book<FanInData>) -> Result<Vec<Block>> {
         if let Some(g) = published_geo(book) {
             s.push_str(&format!(
                 ", {} in the post's numbers, where it said about {}",
-                harness::fmt::ratio(g),
-                harness::fmt::ratio(super::claims::FAN3_CLAIMED)
+                harness_core::fmt::ratio(g),
+                harness_core::fmt::ratio(super::claims::FAN3_CLAIMED)
             ));
         }
         s.push('.');
@@ -138,15 +139,15 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
                 number: Some(show(&r)),
                 direction: Some(format!(
                     "at {} workers: {}{}",
-                    harness::fmt::thousands(top as u64),
+                    harness_core::fmt::thousands(top as u64),
                     reader::faster("mpsc", "the swap", r.point_ns),
                     said.as_ref().map_or(String::new(), |p| format!(
                         "; the post measured {} at {} workers",
-                        harness::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us),
-                        harness::fmt::thousands(p.workers as u64)
+                        harness_core::fmt::ratio(p.tokio_mpsc_us / p.std_mutex_us),
+                        harness_core::fmt::thousands(p.workers as u64)
                     ))
                 )),
-                verdict: (v.outcome == harness::Outcome::Depends)
+                verdict: (v.outcome == harness_core::Outcome::Depends)
                     .then(|| "holds in every way measured but one".to_string()),
                 cores: cores.clone(),
                 ..Reading::default()
@@ -156,7 +157,7 @@ pub(super) fn read(book: &Book<FanInData>, run: &Run<FanInData>, v: Verdict) -> 
             direction: Some(format!(
                 "{} (geometric mean); the post said about {}",
                 reader::faster("tokio's swap", "std's", geo.point_ns),
-                harness::fmt::ratio(super::claims::FAN3_CLAIMED)
+                harness_core::fmt::ratio(super::claims::FAN3_CLAIMED)
             )),
             ..Reading::default()
         }),
@@ -224,7 +225,7 @@ pub(super) fn summary_list(book: &Book<FanInData>) -> Result<Vec<Block>> {
             evidence: format!(
                 "mpsc took {} the swap's time at {} workers",
                 show(&gap),
-                harness::fmt::thousands(top as u64)
+                harness_core::fmt::thousands(top as u64)
             ),
             machine: machine.clone(),
             claim: Some("FAN-2".into()),

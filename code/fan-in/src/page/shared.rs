@@ -2,8 +2,9 @@
 //! caption names a run, and the post's published rows. A leaf of the page:
 //! it imports nothing of it.
 use anyhow::Result;
-use harness::timing::Statistic;
-use harness::{Book, Estimate, Run};
+use harness_core::Estimate;
+use harness_measure::timing::Statistic;
+use harness_page::{Book, Run};
 use serde::Deserialize;
 
 use fan_in::run::FanInData;

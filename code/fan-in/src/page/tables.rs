@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use anyhow::{Context, Result};
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::shared::{on_rig, published, time_per_burst, PUBLISHED_PER_WORKER};
 use fan_in::run::FanInData;

@@ -9,9 +9,10 @@ mod own_design;
 use std::sync::OnceLock;
 
 use harness::fixtures;
-use harness::measure::measure_in_memory;
-use harness::results::ResultsFile;
-use harness::{Estimate, Profile, Progress};
+use harness_core::results::ResultsFile;
+use harness_core::{Estimate, Profile};
+use harness_measure::Progress;
+use harness_page::load::measure_checked;
 
 use fan_in::run::FanInData;
 
@@ -23,7 +24,7 @@ fn smoke() -> &'static ResultsFile<FanInData> {
     static RUN: OnceLock<ResultsFile<FanInData>> = OnceLock::new();
     RUN.get_or_init(|| {
         fixtures::smoke_run::<FanIn>(|| {
-            Ok(measure_in_memory::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))?.0)
+            Ok(measure_checked::<FanIn>(Profile::Smoke, Progress::hidden("fan-in"))?.0)
         })
     })
 }

@@ -2,8 +2,9 @@
 //! make differently, each beside the fair experiment at the same counts;
 //! and the counted swaps that explain the consumer's placement.
 use anyhow::Result;
-use harness::timing::Statistic;
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_measure::timing::Statistic;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::shared::on;
 use super::views::{self, View};

@@ -1,9 +1,9 @@
 //! The conditions a verdict map compares: for each, the timings it offers
 //! (one point per design and worker count) and how the map names it. The
 //! rules in `claims` read a claim's figures from any of them alike.
-use harness::stats::{self, Statistic, MIN_PAIRS};
-use harness::timing::Timing;
-use harness::Estimate;
+use harness_core::Estimate;
+use harness_measure::stats::{self, Statistic, MIN_PAIRS};
+use harness_measure::timing::Timing;
 
 use fan_in::method::Variation;
 use fan_in::published::ladder::Step;

@@ -5,8 +5,8 @@
 //! fresh `Runtime::new()`, threads unpinned. The later steps run on the
 //! book's rig (`experiment::Rig`).
 use anyhow::{bail, ensure, Context, Result};
-use harness::timing::{Sampling, Timing};
-use harness::Lab;
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::Lab;
 use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 

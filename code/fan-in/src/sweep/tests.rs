@@ -2,7 +2,7 @@
 //! order, under the same criterion ids and progress lines (the loop is kept
 //! here, frozen, as the oracle: an order change would move no test but
 //! this one), and its record says so.
-use harness::Profile;
+use harness_core::Profile;
 
 use super::*;
 use crate::plan::{DECISIVE_DESIGNS, HEAVY_FROM};
@@ -248,9 +248,9 @@ fn the_record_gives_the_deciding_points_their_short_passes() {
         assert_eq!(deciding, DECISIVE_DESIGNS.len() * light, "{profile:?}");
         assert_eq!(
             r.extras,
-            vec![harness::schedule::RecordedExtra {
+            vec![harness_measure::schedule::RecordedExtra {
                 rounds: p.decisive_extra,
-                place: harness::schedule::Place::AfterEachRound,
+                place: harness_measure::schedule::Place::AfterEachRound,
                 points: deciding,
             }],
             "{profile:?}"
@@ -258,7 +258,7 @@ fn the_record_gives_the_deciding_points_their_short_passes() {
         // A rig per pass, per short pass and per control segment.
         assert_eq!(
             r.rig,
-            harness::schedule::RigPolicy::Rigs(p.passes * (p.decisive_extra + 2)),
+            harness_measure::schedule::RigPolicy::Rigs(p.passes * (p.decisive_extra + 2)),
             "{profile:?}"
         );
     }

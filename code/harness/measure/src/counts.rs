@@ -202,7 +202,7 @@ pub fn per_op_in(exe: &Path, name: &str, small: u64, large: u64, layout: u32) ->
         bail!(
             "counting {name:?}: {large} operations executed {instructions_large} instructions, \
              {small} executed {instructions_small}; more operations must execute more \
-             (is the work inside harness::counts::counted?)"
+             (is the work inside harness_measure::counts::counted?)"
         );
     }
     Ok(PerOp {
@@ -341,7 +341,7 @@ fn instructions(exe: &Path, name: &str, n: u64, layout: u32) -> Result<u64> {
     match total_ir(&text) {
         Ok(0) => bail!(
             "{command} counted no instructions in {REGION}: does case {name:?} call \
-             harness::counts::counted?"
+             harness_measure::counts::counted?"
         ),
         Ok(ir) => Ok(ir),
         Err(e) => {

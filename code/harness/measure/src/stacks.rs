@@ -31,7 +31,7 @@
 //! a field of the chapter's data:
 //!
 //! ```ignore
-//! let (passes, stacks) = harness::stacks::record(lab, "std-mutex-swap", || {
+//! let (passes, stacks) = harness_measure::stacks::record(lab, "std-mutex-swap", || {
 //!     run_bursts(Design::StdMutexSwap, Wait::Notify, 64, 1 << 14, 20)
 //! })?;
 //! ```
@@ -41,7 +41,7 @@
 //! graph of noise, more costs run time and file size for nothing. Record
 //! outside any criterion timing: the sampling slows what it samples by a
 //! few percent. Call [`Stacks::check`] from the chapter's `check`. On the
-//! page, `harness::render::flame::exhibit(&[&a, &b], caption)` draws the
+//! page, `harness_page::render::flame::exhibit(&[&a, &b], caption)` draws the
 //! profiles one above the other with a table of the share of samples per
 //! frame group (`render::flame::groups`).
 use std::collections::BTreeMap;

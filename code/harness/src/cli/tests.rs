@@ -1,5 +1,7 @@
 use super::*;
-use crate::{Block, Claim, Exhibit, Experiment, Judge, Judged, Lab, Page};
+use harness_core::Claim;
+use harness_measure::{Experiment, Lab};
+use harness_page::{render::blocks::Block, Exhibit, Judge, Judged, Page};
 
 const FIGURE: Exhibit<()> = Exhibit {
     name: "figure",

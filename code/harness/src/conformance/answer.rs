@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::checks::{headline_of, join, judged, render_all_with_findings};
 use super::subject::Subject;
-use crate::values::Unit;
+use harness_core::values::Unit;
 
 /// The answer under the chapter's question (the exhibit carrying
 /// `data-answer="<chapter>"`) names a headline estimate, when there are
@@ -38,7 +38,7 @@ pub(crate) fn answer(s: &Subject) -> Result<()> {
         bail!("no exhibit carries the answer ({marker})");
     };
     let headline = headline_of(s, &s.file)?;
-    let marked = crate::render::reader::numbers_of(md);
+    let marked = harness_page::render::reader::numbers_of(md);
     let mut problems = Vec::new();
     if !headline.is_empty()
         && !marked

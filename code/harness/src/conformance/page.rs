@@ -15,7 +15,7 @@ fn page_of(s: &Subject) -> Result<(PathBuf, PathBuf)> {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         return Ok((page.clone(), src));
     }
-    let code = crate::find_code_dir()?;
+    let code = harness_core::find_code_dir()?;
     let src = code.join("..").join("src");
     let chapter = &s.suite.chapter;
     for page in [

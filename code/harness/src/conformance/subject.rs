@@ -122,7 +122,7 @@ impl Subject {
         }
         // The published datasets a chapter's page compares with are committed,
         // not measured: a smoke folder may lack them.
-        if let Ok(code) = crate::find_code_dir() {
+        if let Ok(code) = harness_core::find_code_dir() {
             let committed = code.join("results").join(&suite.chapter);
             for f in json_files(&committed).unwrap_or_default() {
                 let name = f.file_name().expect("a file name");
@@ -224,7 +224,7 @@ fn copy_json(from: &Path, to: &Path) -> Result<()> {
 /// The one measured results file in a chapter's folder: this machine's,
 /// or the only one that is not a published dataset.
 fn run_file(dir: &Path) -> Result<PathBuf> {
-    let own = dir.join(format!("{}.json", crate::machine::detect().id));
+    let own = dir.join(format!("{}.json", harness_measure::machine::detect().id));
     if own.is_file() {
         return Ok(own);
     }

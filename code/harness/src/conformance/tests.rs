@@ -314,7 +314,7 @@ fn a_hung_smoke_run_fails_the_suite() {
 fn the_answer_s_marked_numbers_are_read_with_their_names() {
     let md = "<span data-estimate=\"A &amp; B\">2.00×</span> and <b data-estimate=\"C\">3 ns</b>";
     assert_eq!(
-        crate::render::reader::numbers_of(md),
+        harness_page::render::reader::numbers_of(md),
         [
             ("A & B".to_string(), "2.00×".to_string()),
             ("C".to_string(), "3 ns".to_string())

@@ -1,7 +1,11 @@
 //! The actor against each mutex at the earlier post's size, in both shapes.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table};
+use harness_core::fmt;
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Bar, render::blocks::BarChart, render::blocks::Block,
+    render::blocks::Cell, render::blocks::Table, Book,
+};
 
 use super::points::{plural, published_at, round, PublishedRow, Shape};
 use mutex_cost::run::Data;

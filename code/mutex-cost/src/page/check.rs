@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::{ensure, Context, Result};
-use harness::grid;
+use harness_core::grid;
 
 use super::points::{heartbeat_of, per_op_of};
 use mutex_cost::experiments::{RoundTiming, PER_OP_LOCKS};

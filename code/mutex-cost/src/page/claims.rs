@@ -3,8 +3,9 @@
 //! maps read (`conditions`), gives each claim its verdict on the run and
 //! lists the headline. The page only reads what was judged.
 use anyhow::Result;
-use harness::claims::{Claim, Condition, Outcome, Verdict};
-use harness::{fmt, Judge, Judged};
+use harness_core::claims::{Claim, Condition, Outcome, Verdict};
+use harness_core::fmt;
+use harness_page::{Judge, Judged};
 
 use super::conditions::{self, figure, Ratios, Row};
 use super::points::heartbeat_of;

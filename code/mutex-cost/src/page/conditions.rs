@@ -5,9 +5,11 @@
 //! analysis (`Ratios::Stored`), so a table and the map under a verdict can
 //! never disagree.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::timing::Timing;
-use harness::{fmt, Estimate, Judge, PerOp, Run, Unit};
+use harness_core::{fmt, Estimate, Unit};
+use harness_measure::stats::{ratio, Statistic};
+use harness_measure::timing::Timing;
+use harness_measure::PerOp;
+use harness_page::{Judge, Run};
 
 use super::points::{plural, round, workers_of, Shape};
 use mutex_cost::allocator::Allocator;
@@ -103,7 +105,7 @@ pub(super) enum Ratios<'a> {
 }
 
 impl Ratios<'_> {
-    /// `a` ÷ `b` of `stat`, bootstrapped (`harness::stats::ratio`).
+    /// `a` ÷ `b` of `stat`, bootstrapped (`harness_measure::stats::ratio`).
     fn time(&mut self, name: &str, a: &Timing, b: &Timing, stat: Statistic) -> Result<Estimate> {
         match self {
             Ratios::Judging(j) => j.ratio(name, a, b, stat),
@@ -548,7 +550,7 @@ pub(super) fn figure(row: &Row) -> String {
     row.ratios
         .iter()
         .map(|(name, e)| match row.measure {
-            Measure::Time => format!("{name} = {}", e.show(harness::Unit::Ratio)),
+            Measure::Time => format!("{name} = {}", e.show(harness_core::Unit::Ratio)),
             Measure::Instructions => format!("{name} = {}{unit}", fmt::ratio(e.point_ns)),
         })
         .collect::<Vec<_>>()

@@ -1,7 +1,10 @@
 //! The contended shape: the same work over spawned tasks, per worker count.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{Axis, Block, Book, Cell, Figure, Series, Table};
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::points::{mean_ms, plural, round, sizes, workers_of, Shape};
 use mutex_cost::run::Data;

@@ -1,6 +1,10 @@
 //! How late an unrelated task runs while each lock is in use.
 use anyhow::Result;
-use harness::{fmt, Axis, Block, Book, Cell, Figure, Point, Run, Series, Table};
+use harness_core::fmt;
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book, Run,
+};
 
 use mutex_cost::run::Data;
 

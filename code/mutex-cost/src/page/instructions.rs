@@ -1,8 +1,9 @@
 //! Instructions per operation, counted by callgrind, beside the time ratios
 //! of the same comparisons.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{Block, Book, Cell, Estimate, Table, Unit};
+use harness_core::{Estimate, Unit};
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::conditions::{grid_ratio, instruction_ratio};
 use super::points::{per_op_of, round, Shape};

@@ -1,7 +1,8 @@
 //! As published, then corrected: the published experiments and the steps
 //! that move them, one change at a time, to the book's fair experiment.
 use anyhow::Result;
-use harness::{fmt, Block, Book, Cell, Table};
+use harness_core::fmt;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use super::conditions::{self, Ratios, Row};
 use mutex_cost::run::Data;

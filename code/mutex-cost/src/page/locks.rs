@@ -2,8 +2,12 @@
 //! others readers reach for (parking_lot, async-lock, futures), at the size
 //! the run compared them at, on every worker count.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Estimate, Table};
+use harness_core::{fmt, Estimate};
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Bar, render::blocks::BarChart, render::blocks::Block,
+    render::blocks::Cell, render::blocks::Table, Book,
+};
 
 use super::points::{plural, round, workers_of, Shape};
 use mutex_cost::experiments::RoundTiming;

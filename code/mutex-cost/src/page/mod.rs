@@ -28,7 +28,8 @@ mod summary;
 mod tests;
 
 use anyhow::{Context, Result};
-use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page, Verdict};
+use harness_core::{Claim, Verdict};
+use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page};
 
 use mutex_cost::run::Data;
 
@@ -211,7 +212,7 @@ pub const EXHIBITS: &[Exhibit<Data>] = &[
         about: "flame graphs: std and tokio counters in the published and the contended round",
         render: profiles::render,
     },
-    harness::parameters::exhibit::<MutexCost>(),
+    harness_page::parameters::exhibit::<MutexCost>(),
     Exhibit {
         name: "verdicts",
         kind: ExhibitKind::Verdicts,

@@ -1,10 +1,11 @@
 //! What the chapter adds to the harness's parameters exhibit
-//! (`harness::parameters`): its set-up per profile and per run. The
+//! (`harness_page::parameters`): its set-up per profile and per run. The
 //! schedules of round timings (sizes and worker counts as points, repeats,
 //! MUT-2's late repeats, sampling) come from the run's record.
-use harness::parameters::{Parameters, Setting};
-use harness::timing::Sampling;
-use harness::{fmt, Cell, Profile, Run};
+use harness_core::{fmt, Profile};
+use harness_measure::timing::Sampling;
+use harness_page::parameters::{Parameters, Setting};
+use harness_page::{render::blocks::Cell, Run};
 
 use mutex_cost::run::Data;
 use mutex_cost::Plan;

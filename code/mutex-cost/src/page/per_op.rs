@@ -1,8 +1,12 @@
 //! What one uncontended lock + unlock costs, and how often a free tokio
 //! Mutex still sends its task back to the scheduler.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table};
+use harness_core::fmt;
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Bar, render::blocks::BarChart, render::blocks::Block,
+    render::blocks::Cell, render::blocks::Table, Book,
+};
 
 use super::points::per_op_of;
 use mutex_cost::experiments::PerOpTiming;

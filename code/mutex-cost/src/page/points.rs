@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use harness::{grid, Cell, Estimate, Point};
+use harness_core::{grid, Estimate};
+use harness_page::{render::blocks::Cell, render::blocks::Point};
 use serde::Deserialize;
 
 use mutex_cost::experiments::{HeartbeatResult, PerOpTiming, RoundTiming};

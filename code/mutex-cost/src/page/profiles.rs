@@ -2,9 +2,10 @@
 //! counter in the published round and in the contended one, and the shares
 //! of samples the page reads off them.
 use anyhow::{Context, Result};
-use harness::render::flame;
-use harness::stacks::Stacks;
-use harness::{Block, Book, Unit};
+use harness_core::Unit;
+use harness_measure::stacks::Stacks;
+use harness_page::render::flame;
+use harness_page::{render::blocks::Block, Book};
 
 use mutex_cost::profiles::{ProfiledShape, RoundProfile};
 use mutex_cost::run::Data;
@@ -46,7 +47,7 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
              frame's width is its share of the profile's samples, its colour its frame group; \
              hover a frame for its full name. Machine {machine}.",
             shape = shape.label(),
-            futures = harness::fmt::thousands(std.futures as u64),
+            futures = harness_core::fmt::thousands(std.futures as u64),
             runtime = std.runtime.describe(),
             hz = std.stacks.hz,
             machine = run.machine(),
@@ -70,8 +71,8 @@ pub fn render(book: &Book<Data>) -> Result<Vec<Block>> {
             std_futex = share(std, "futex"),
             tokio_alloc = share(tokio, "allocator"),
             std_alloc = share(std, "allocator"),
-            std_rounds = harness::fmt::thousands(std.rounds_validated),
-            tokio_rounds = harness::fmt::thousands(tokio.rounds_validated),
+            std_rounds = harness_core::fmt::thousands(std.rounds_validated),
+            tokio_rounds = harness_core::fmt::thousands(tokio.rounds_validated),
         )));
     }
     Ok(blocks)

@@ -1,8 +1,12 @@
 //! The published shape (join_all inside criterion's to_async): the
 //! reproduction beside the published numbers, and the scale sweep.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Axis, Block, Book, Cell, Figure, Point, Series, Table};
+use harness_core::fmt;
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book,
+};
 
 use super::points::{
     join_all_runtime, mean_ms, published_at, reproduction_size, round, sizes, PublishedRow, Shape,

@@ -2,9 +2,10 @@
 //! claim's badge (plain verdict, one number, which way it points) and the
 //! summary list that ends the page, all printed from the results.
 use anyhow::{Context, Result};
-use harness::claims::Reading;
-use harness::render::reader::{self, pick_lowest, Advice, Candidate};
-use harness::{fmt, Block, Book, Estimate, Run, Unit, Verdict};
+use harness_core::claims::Reading;
+use harness_core::{fmt, Estimate, Unit, Verdict};
+use harness_page::render::reader::{self, pick_lowest, Advice, Candidate};
+use harness_page::{render::blocks::Block, Book, Run};
 
 use super::claims::MUT_3_FACTOR;
 use super::conditions::{self, Ratios, Row};
@@ -130,7 +131,7 @@ pub(super) fn read(book: &Book<Data>, run: &Run<Data>, v: Verdict) -> Result<Ver
             let (p, f) = (ratio_of(p, "tokio ÷ std"), ratio_of(f, "tokio ÷ std"));
             let said = published_ratio(book).map(fmt::ratio);
             Reading {
-                verdict: (v.outcome == harness::Outcome::Depends).then(|| {
+                verdict: (v.outcome == harness_core::Outcome::Depends).then(|| {
                     "holds only with tokio's order of checks before 1.54, not with current tokio"
                         .to_string()
                 }),

@@ -2,8 +2,12 @@
 //! driver × allocator × co-op budget, what each round cost the process
 //! (page faults, context switches), and the polls behind it.
 use anyhow::Result;
-use harness::stats::{ratio, Statistic};
-use harness::{fmt, Axis, Bar, BarChart, Block, Book, Cell, Table, Unit};
+use harness_core::{fmt, Unit};
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Bar, render::blocks::BarChart, render::blocks::Block,
+    render::blocks::Cell, render::blocks::Table, Book,
+};
 
 use super::conditions::grid_cell;
 use mutex_cost::allocator::Allocator;

@@ -1,6 +1,7 @@
 //! The ratios the page's decision guide rests on, in a paragraph.
 use anyhow::{Context, Result};
-use harness::{fmt, Block, Book};
+use harness_core::fmt;
+use harness_page::{render::blocks::Block, Book};
 
 use super::points::{
     heartbeat_of, per_op_of, plural, reproduction_size, round, sizes, workers_of, Shape,

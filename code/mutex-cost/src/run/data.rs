@@ -1,6 +1,6 @@
 //! What one run keeps: the results file's data, the bottom of `run` (the
 //! run itself, `measure`, fills it; the contract in `run` names it).
-use harness::schedule::RecordedSchedule;
+use harness_measure::schedule::RecordedSchedule;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::{CoopProbe, HeartbeatResult, PerOpTiming, RoundTiming};
@@ -37,7 +37,7 @@ pub struct Data {
     /// Polls of the published round, counted.
     pub polls: Vec<PollCount>,
     /// Instructions per operation of each `counted` case (callgrind).
-    pub instructions: Vec<harness::PerOp>,
+    pub instructions: Vec<harness_measure::PerOp>,
     /// Bytes of one future of the published round, per lock (std, tokio,
     /// tokio budget first).
     pub future_bytes: Vec<(crate::drivers::Lock, u64)>,

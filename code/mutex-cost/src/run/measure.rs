@@ -1,12 +1,13 @@
 //! One run of the chapter: every experiment of the profile's plan, in
 //! order. The round timings go through four schedules
-//! (`harness::schedule`): the published shape, the contended shape, the
+//! (`harness_measure::schedule`): the published shape, the contended shape, the
 //! ladder, and MUT-2's late repeats, which are timed after everything else
 //! and pooled with the contended shape's first repeats.
 use anyhow::{ensure, Context, Result};
-use harness::schedule::{At, Parts, Planned, RecordedSchedule, Schedule, Slot};
-use harness::timing::Sampling;
-use harness::{fmt, Lab};
+use harness_core::fmt;
+use harness_measure::schedule::{At, Parts, Planned, RecordedSchedule, Schedule, Slot};
+use harness_measure::timing::Sampling;
+use harness_measure::Lab;
 
 use super::data::Data;
 use crate::counted::{self, COUNTED};
@@ -331,7 +332,9 @@ pub(super) fn run(lab: &Lab) -> Result<Data> {
     for case in COUNTED {
         progress.step(format!("instructions counted (callgrind), {}", case.about));
         let (small, large) = counted::sizes(case.name, lab.profile());
-        instructions.push(harness::counts::per_op(lab, case.name, small, large)?);
+        instructions.push(harness_measure::counts::per_op(
+            lab, case.name, small, large,
+        )?);
     }
     // Sampled, outside every timing: the published round at the sweep's
     // largest size, the contended one at MUT-2's.

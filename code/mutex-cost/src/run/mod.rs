@@ -7,8 +7,9 @@ mod data;
 mod measure;
 
 use anyhow::Result;
-use harness::schedule::RecordedSchedule;
-use harness::{Experiment, Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::{Experiment, Lab};
 
 pub use data::Data;
 
@@ -27,9 +28,9 @@ impl Experiment for MutexCost {
         "hdrhistogram",
         "mimalloc",
     ];
-    const COUNTED: &'static [harness::Counted] = crate::counted::COUNTED;
-    const RELEASE_GAPS: &'static [harness::releases::ReleaseGap] =
-        &[harness::releases::ReleaseGap {
+    const COUNTED: &'static [harness_measure::Counted] = crate::counted::COUNTED;
+    const RELEASE_GAPS: &'static [harness_page::releases::ReleaseGap] =
+        &[harness_page::releases::ReleaseGap {
             krate: "tokio",
             since: crate::tokio_budget_first_counter::POLL_PROCEED_SINCE,
             lacks: "tokio has no public `coop::poll_proceed`, so the budget-first \

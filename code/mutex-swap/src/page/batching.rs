@@ -2,7 +2,8 @@
 //! over the rounds (with and without each burst's largest pass) and at most
 //! in one pass. The intervals are the judge's, read by name.
 use anyhow::Result;
-use harness::{Block, Book, Cell, Unit};
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, Book};
 
 use mutex_swap::run::{Data, Experiment};
 use mutex_swap::{Design, Wait};
@@ -77,9 +78,9 @@ fn largest_pass_share(data: &Data) -> Option<Block> {
          moved {} of the burst's {} messages on average at {} producers, and {} at {} producers \
          (the least and the most over this run's producer counts).",
         Unit::Share.show(lo.1),
-        harness::fmt::thousands(data.messages_per_burst),
-        harness::fmt::thousands(lo.0),
+        harness_core::fmt::thousands(data.messages_per_burst),
+        harness_core::fmt::thousands(lo.0),
         Unit::Share.show(hi.1),
-        harness::fmt::thousands(hi.0),
+        harness_core::fmt::thousands(hi.0),
     )))
 }

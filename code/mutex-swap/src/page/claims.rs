@@ -2,8 +2,9 @@
 //! the judge names the estimates every row of the verdict map reads, gives
 //! the claim its verdict on one run and lists the headline (`judge`).
 use anyhow::Result;
-use harness::stats::Statistic;
-use harness::{Claim, Condition, Estimate, Judge, Judged, Outcome, Unit, Verdict};
+use harness_core::{Claim, Condition, Estimate, Outcome, Unit, Verdict};
+use harness_measure::stats::Statistic;
+use harness_page::{Judge, Judged};
 
 use mutex_swap::run::{Data, Experiment, Measured, FAN4_FROM_PRODUCERS};
 use mutex_swap::{Design, Wait};
@@ -138,7 +139,7 @@ impl Setting {
 }
 
 fn producers(p: u64) -> String {
-    format!("{} producers", harness::fmt::thousands(p))
+    format!("{} producers", harness_core::fmt::thousands(p))
 }
 
 /// The name of one message per lock ÷ std swap at `p` producers, `tag`
@@ -378,7 +379,7 @@ pub fn judge<'a>(run: &Judged<'a, Data>, j: &mut Judge) -> Result<Fan4<'a>> {
 #[cfg(test)]
 mod tests {
     use super::SETTINGS;
-    use harness::Profile;
+    use harness_core::Profile;
     use mutex_swap::run::{is_decisive, plan, schedule};
 
     /// The run gives extra rounds to exactly the points FAN-4's fair and

@@ -1,6 +1,6 @@
 //! What several exhibits share: the set-up every results caption states,
 //! how the page names a work level, and throughput from a burst's time.
-use harness::Run;
+use harness_page::Run;
 
 use mutex_swap::run::Data;
 use mutex_swap::HEAVY_WORK;
@@ -20,7 +20,7 @@ pub fn runtime_note(run: &Run<Data>) -> String {
         "producers: tokio multi-thread runtime, {} worker threads; consumer: current-thread \
          runtime on its own OS thread; {} messages per burst; machine {}",
         run.data.worker_threads,
-        harness::fmt::thousands(run.data.messages_per_burst),
+        harness_core::fmt::thousands(run.data.messages_per_burst),
         run.machine()
     )
 }

@@ -4,8 +4,9 @@
 //! FAN-4's rule shares with the batching table.
 use anyhow::Result;
 
-use harness::stats::{ratio_of_sums, Statistic};
-use harness::{Estimate, Judge, Run, Unit};
+use harness_core::{Estimate, Unit};
+use harness_measure::stats::{ratio_of_sums, Statistic};
+use harness_page::{Judge, Run};
 
 use mutex_swap::run::{Data, Experiment, Measured};
 use mutex_swap::{Design, Wait, HEAVY_WORK, LIGHT_WORK};
@@ -46,7 +47,7 @@ pub fn steady_batch(m: &Measured) -> Option<Estimate> {
 }
 
 fn producers(p: u64) -> String {
-    format!("{} producers", harness::fmt::thousands(p))
+    format!("{} producers", harness_core::fmt::thousands(p))
 }
 
 /// The batching table's mean batch of a throughput point.

@@ -1,7 +1,8 @@
 //! How long the lock is held: the std swap against draining under the lock
 //! and against one message per lock, with light and heavy consumer work.
 use anyhow::Result;
-use harness::{Block, Book, Cell, Table, Unit};
+use harness_core::Unit;
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use mutex_swap::run::{Data, Experiment, Measured};
 use mutex_swap::{Design, Wait, HEAVY_WORK, LIGHT_WORK};

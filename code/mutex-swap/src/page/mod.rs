@@ -22,7 +22,8 @@ mod wait;
 
 use anyhow::Result;
 
-use harness::{Block, Book, Claim, Exhibit, ExhibitKind, Judge, Judged, Page};
+use harness_core::Claim;
+use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page};
 
 use mutex_swap::run::Data;
 
@@ -68,7 +69,7 @@ const EXHIBITS: &[Exhibit<Data>] = &[
         about: "what to use, each with its number and verdict (gathered by the What to use page)",
         render: reader::summary_list,
     },
-    harness::parameters::exhibit::<MutexSwap>(),
+    harness_page::parameters::exhibit::<MutexSwap>(),
     Exhibit {
         name: "throughput",
         kind: ExhibitKind::Figure,

@@ -1,9 +1,10 @@
 //! What the chapter adds to the harness's parameters exhibit
-//! (`harness::parameters`): its set-up per profile and per run. The
+//! (`harness_page::parameters`): its set-up per profile and per run. The
 //! schedule of timings (rounds, FAN-4's extra rounds, sampling, points)
 //! comes from the run's record.
-use harness::parameters::{Parameters, Setting};
-use harness::{Cell, Profile, Run};
+use harness_core::Profile;
+use harness_page::parameters::{Parameters, Setting};
+use harness_page::{render::blocks::Cell, Run};
 
 use mutex_swap::run::Data;
 use mutex_swap::{params, HEAVY_WORK, LIGHT_WORK};

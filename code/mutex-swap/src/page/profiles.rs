@@ -2,9 +2,10 @@
 //! with a busy-polling and a Notify consumer, and the figures the page
 //! reads off them.
 use anyhow::{Context, Result};
-use harness::render::flame;
-use harness::stacks::Stacks;
-use harness::{Block, Book, Unit};
+use harness_core::Unit;
+use harness_measure::stacks::Stacks;
+use harness_page::render::flame;
+use harness_page::{render::blocks::Block, Book};
 
 use mutex_swap::run::{Data, WaitProfile};
 use mutex_swap::Wait;

@@ -3,9 +3,10 @@
 //! summary list that ends the page, printed from the results and the
 //! estimates the judge named (read by name).
 use anyhow::Result;
-use harness::claims::Reading;
-use harness::render::reader::{self, Advice};
-use harness::{Block, Book, Estimate, Run, Unit, Verdict};
+use harness_core::claims::Reading;
+use harness_core::{Estimate, Unit, Verdict};
+use harness_page::render::reader::{self, Advice};
+use harness_page::{render::blocks::Block, Book, Run};
 
 use mutex_swap::run::{Data, Experiment, Measured};
 use mutex_swap::{Design, Wait};
@@ -57,7 +58,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
             "Swap a `Vec` behind std's `Mutex` and hold the lock for the swap alone: at {} \
              producers the consumer moved {} messages per pass, and taking one message per lock \
              instead took {} the swap's time per burst.",
-            harness::fmt::thousands(swap.producers),
+            harness_core::fmt::thousands(swap.producers),
             Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
             reader::number(&name, &r, Unit::Ratio)
         ));
@@ -67,7 +68,7 @@ pub(super) fn in_short(book: &Book<Data>) -> Result<Vec<Block>> {
             "Park an idle consumer on `Notify`, not in a loop that polls: at {} producers a \
              polling consumer made each burst take {} as long and kept {} of a core busy, \
              against {} for `Notify`.",
-            harness::fmt::thousands(p),
+            harness_core::fmt::thousands(p),
             Unit::Ratio.show(r.point_ns),
             Unit::Share.show(busy),
             Unit::Share.show(notify)
@@ -94,7 +95,7 @@ pub(super) fn read(at_scale: Option<(&Measured, Estimate)>, v: Verdict) -> Verdi
         direction: Some(format!(
             "{} messages per pass at {} producers; one message per lock took {} the swap's time",
             Unit::Plain.show(swap.passes.messages_per_pass_without_largest()),
-            harness::fmt::thousands(swap.producers),
+            harness_core::fmt::thousands(swap.producers),
             Unit::Ratio.show(r.point_ns)
         )),
         question: Some(
@@ -128,7 +129,7 @@ pub(super) fn summary_list(book: &Book<Data>) -> Result<Vec<Block>> {
                 "polling made a burst take {} as long and used {} of a core, at {} producers",
                 Unit::Ratio.show(r.point_ns),
                 Unit::Share.show(busy),
-                harness::fmt::thousands(p)
+                harness_core::fmt::thousands(p)
             ),
             machine: machine.clone(),
             claim: None,

@@ -5,11 +5,13 @@
 use std::sync::OnceLock;
 
 use harness::fixtures;
-use harness::results::{ResultsFile, Store};
-use harness::stats::{ratio, Statistic};
-use harness::timing::{Estimate, Timing};
-use harness::Experiment as _;
-use harness::{Block, Lab, Outcome, Page, Profile, Progress};
+use harness_core::results::{ResultsFile, Store};
+use harness_core::{Outcome, Profile};
+use harness_measure::stats::{ratio, Statistic};
+use harness_measure::timing::{Estimate, Timing};
+use harness_measure::Experiment as _;
+use harness_measure::{Lab, Progress};
+use harness_page::{render::blocks::Block, Page};
 use mutex_swap::run::{Data, Experiment};
 use mutex_swap::{Design, Wait};
 
@@ -194,7 +196,7 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
     let book = fixtures::book::<MutexSwap>(data);
     // The smoke run records its profiles: drawn, with their table.
     let blocks = fixtures::render::<MutexSwap>("profiles", &book);
-    let markdown = harness::render::exhibit_markdown("mutex-swap", "profiles", &book, &blocks);
+    let markdown = harness_page::render::exhibit_markdown("mutex-swap", "profiles", &book, &blocks);
     let Block::Drawn(fig) = &blocks[0] else {
         panic!("profiles exhibit does not open with its figure: {blocks:?}")
     };
@@ -213,7 +215,7 @@ fn smoke_profile_measures_checks_and_renders_every_exhibit() {
         vs.iter().all(|v| v.outcome != Outcome::NotMeasured),
         "{vs:?}"
     );
-    let store = Store::new(harness::code_dir().join("results"));
+    let store = Store::new(harness_core::code_dir().join("results"));
     let err = harness::cli::render_exhibit::<MutexSwap>("no-such-exhibit", &store)
         .unwrap_err()
         .to_string();
@@ -274,7 +276,7 @@ fn headline_before_the_judge(data: &Data) -> Vec<(String, Estimate)> {
     let name = |p: u64, note: &str| {
         format!(
             "FAN-4, {} producers{note}: one message per lock ÷ std swap",
-            harness::fmt::thousands(p)
+            harness_core::fmt::thousands(p)
         )
     };
     let mut out = Vec::new();

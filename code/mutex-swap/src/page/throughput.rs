@@ -1,8 +1,12 @@
 //! Throughput against producers: the figure, with the fan-in post's
 //! published burst times beside it, and the table of its numbers.
 use anyhow::Result;
-use harness::published::Dataset;
-use harness::{Axis, Block, Book, Cell, Estimate, Figure, Point, Series, Table, Unit};
+use harness_core::results::published::Dataset;
+use harness_core::{Estimate, Unit};
+use harness_page::{
+    render::blocks::Axis, render::blocks::Block, render::blocks::Cell, render::blocks::Figure,
+    render::blocks::Point, render::blocks::Series, render::blocks::Table, Book,
+};
 use serde::Deserialize;
 
 use mutex_swap::run::{Data, Experiment, Measured};

@@ -2,7 +2,8 @@
 //! with every wait strategy, and what a busy-polling consumer costs the
 //! producers. The ratios are the judge's, read by name.
 use anyhow::{Context, Result};
-use harness::{Block, Book, Cell, Estimate, Table, Unit};
+use harness_core::{Estimate, Unit};
+use harness_page::{render::blocks::Block, render::blocks::Cell, render::blocks::Table, Book};
 
 use mutex_swap::run::{Data, Experiment};
 use mutex_swap::{Design, Wait};

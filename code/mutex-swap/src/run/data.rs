@@ -3,9 +3,9 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use harness::schedule::RecordedSchedule;
-use harness::stacks::Stacks;
-use harness::timing::Timing;
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::stacks::Stacks;
+use harness_measure::timing::Timing;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::Passes;
@@ -83,7 +83,7 @@ pub struct Data {
 }
 
 /// Bursts of one design and wait strategy run under the CPU profiler
-/// (`harness::stacks::record`), outside any timing.
+/// (`harness_measure::stacks::record`), outside any timing.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WaitProfile {
     pub design: Design,
@@ -114,7 +114,7 @@ impl Data {
         producers: u64,
         work_rounds: u32,
     ) -> Result<&Measured> {
-        harness::grid::find(
+        harness_core::grid::find(
             &self.points,
             "the measured points",
             (experiment, design, wait, producers, work_rounds),

@@ -1,9 +1,10 @@
 //! The run: the plan of points a profile measures, and the loop that times
 //! them round after round.
 use anyhow::{Context, Result};
-use harness::schedule::{At, Planned, Schedule};
-use harness::timing::{Sampling, Timing};
-use harness::{Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::{At, Planned, Schedule};
+use harness_measure::timing::{Sampling, Timing};
+use harness_measure::Lab;
 
 use super::data::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
 use crate::cpu::cache_line_bytes;
@@ -229,7 +230,7 @@ fn profile_waits(lab: &Lab, p: &crate::Params) -> Result<Vec<WaitProfile>> {
     for wait in PROFILED_WAITS {
         let name = profile_name(PROFILED_DESIGN, wait, producers);
         lab.progress().step(format!("CPU profile: {name}"));
-        let (passes, stacks) = harness::stacks::record(lab, &name, || {
+        let (passes, stacks) = harness_measure::stacks::record(lab, &name, || {
             run_bursts_for(
                 PROFILED_DESIGN,
                 wait,

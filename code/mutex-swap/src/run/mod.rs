@@ -7,8 +7,9 @@ mod data;
 mod measure;
 
 use anyhow::Result;
-use harness::schedule::RecordedSchedule;
-use harness::{Lab, Profile};
+use harness_core::Profile;
+use harness_measure::schedule::RecordedSchedule;
+use harness_measure::Lab;
 
 pub use data::{Data, Experiment, Key, Measured, WaitProfile, WorkCost};
 pub use measure::{
@@ -19,7 +20,7 @@ pub use measure::{
 /// The chapter's experiment; its page is the binary's `page::MutexSwap`.
 pub struct MutexSwap;
 
-impl harness::Experiment for MutexSwap {
+impl harness_measure::Experiment for MutexSwap {
     type Data = Data;
     const NAME: &'static str = "mutex-swap";
     const MEASURED_CRATES: &'static [&'static str] = &["tokio", "parking_lot"];

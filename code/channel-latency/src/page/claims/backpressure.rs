@@ -2,7 +2,8 @@
 //! ladder from the published method to the fair one, per setting, and the
 //! long runs, which are shown and decide nothing (no interval).
 use anyhow::Result;
-use harness::{Estimate, Judge, Judged, Outcome};
+use harness_core::{Estimate, Outcome};
+use harness_page::{Judge, Judged};
 
 use super::super::queue_ladder::{
     fair_step, figure_of, setting_label, settings, LadderReads, Step, STEPS,
@@ -139,7 +140,7 @@ const LONG_RUN_UNDECIDED: &str = "one run per setting, no interval";
 fn long_runs_setting(d: &Data) -> String {
     format!(
         "one long run of {} messages per setting, fair method",
-        harness::fmt::thousands(d.backpressure.messages_per_point as u64)
+        harness_core::fmt::thousands(d.backpressure.messages_per_point as u64)
     )
 }
 

@@ -8,16 +8,19 @@ use channel_latency::run::Data;
 
 use super::super::{ChannelLatency, Reads};
 use harness::cli::{check_file, render_exhibit};
-use harness::measure::measure_in_memory;
-use harness::results::{ResultsFile, Store};
-use harness::{fixtures, Block, Cell, Outcome, Page, Profile, Progress, Unit, Verdict};
+use harness::fixtures;
+use harness_core::results::{ResultsFile, Store};
+use harness_core::{Outcome, Profile, Unit, Verdict};
+use harness_measure::Progress;
+use harness_page::load::measure_checked;
+use harness_page::{render::blocks::Block, render::blocks::Cell, Page};
 
 pub(super) fn smoke() -> &'static ResultsFile<Data> {
     static RUN: OnceLock<ResultsFile<Data>> = OnceLock::new();
     // Read from the suite's shared smoke run when there is one.
     RUN.get_or_init(|| {
         fixtures::smoke_run::<ChannelLatency>(|| {
-            Ok(measure_in_memory::<ChannelLatency>(
+            Ok(measure_checked::<ChannelLatency>(
                 Profile::Smoke,
                 Progress::hidden("channel-latency"),
             )?
@@ -32,7 +35,7 @@ fn file_in(dir: &Path) -> PathBuf {
 }
 
 fn published_dir() -> PathBuf {
-    harness::code_dir().join("results/channel-latency")
+    harness_core::code_dir().join("results/channel-latency")
 }
 
 /// A results folder holding the published datasets and the given files.
@@ -286,7 +289,7 @@ fn repeats_of_a_point_pool_into_one_and_mismatches_are_refused() {
     // Smoke runs measure once: each point is a single repeat or a pool of one.
     assert!(one.timing.repeats.len() <= 1, "{:?}", one.timing.repeats);
     let single = Point {
-        timing: harness::timing::Timing {
+        timing: harness_measure::timing::Timing {
             repeats: Vec::new(),
             ..one.timing.clone()
         },
@@ -325,12 +328,12 @@ fn repeats_of_a_point_pool_into_one_and_mismatches_are_refused() {
 
 /// A head-to-head timing whose windows take these times, every burst of a
 /// window the same.
-fn windows_of(times: &[f64]) -> harness::timing::Timing {
+fn windows_of(times: &[f64]) -> harness_measure::timing::Timing {
     let pairs = channel_latency::head_to_head::PAIRS;
-    harness::timing::Timing::pooled(
+    harness_measure::timing::Timing::pooled(
         times
             .iter()
-            .map(|&ns| harness::timing::Timing::of_samples(vec![ns; pairs]).unwrap())
+            .map(|&ns| harness_measure::timing::Timing::of_samples(vec![ns; pairs]).unwrap())
             .collect(),
     )
     .unwrap()
@@ -363,7 +366,7 @@ fn fair_outcome(verdicts: &[Verdict], claim: &str) -> Outcome {
     let v = verdict(verdicts, claim);
     assert_eq!(
         v.outcome,
-        harness::claims::headline(&v.conditions).0,
+        harness_core::claims::headline(&v.conditions).0,
         "{claim}: the headline is derived from the map"
     );
     let fair: Vec<_> = v.conditions.iter().filter(|c| c.fair).collect();
@@ -562,9 +565,12 @@ fn the_verdicts_rest_on_the_head_to_head_ratio() {
             per_window * data.sweep.head_to_head_windows as u64
         );
         let headline = data.tokio_over_crossbeam(h.bytes).unwrap();
-        let paired =
-            harness::stats::paired_ratio(&h.tokio, &h.crossbeam, harness::stats::Statistic::Median)
-                .unwrap();
+        let paired = harness_measure::stats::paired_ratio(
+            &h.tokio,
+            &h.crossbeam,
+            harness_measure::stats::Statistic::Median,
+        )
+        .unwrap();
         assert_eq!(headline, paired, "at {} B", h.bytes);
     }
     // The headline is the head-to-head ratio at every size, named as

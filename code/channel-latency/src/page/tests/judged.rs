@@ -1,7 +1,10 @@
 //! What the judge stores and what the page reads back: each map row's
 //! ratio named, the verdicts claim by claim with one line per missing
 //! architecture, and the check against the schedules the run recorded.
-use harness::{fixtures, Experiment, Outcome, Page, Profile};
+use harness::fixtures;
+use harness_core::{Outcome, Profile};
+use harness_measure::Experiment;
+use harness_page::Page;
 
 use super::super::ChannelLatency;
 use super::chapter::smoke;

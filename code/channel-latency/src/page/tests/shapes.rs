@@ -6,8 +6,10 @@ use channel_latency::run::Data;
 
 use super::super::ChannelLatency;
 use super::chapter::smoke;
-use harness::timing::Timing;
-use harness::{fixtures, Block, Condition, Outcome, Page, Profile, Verdict};
+use harness::fixtures;
+use harness_core::{Condition, Outcome, Profile, Verdict};
+use harness_measure::timing::Timing;
+use harness_page::{render::blocks::Block, Page};
 
 /// LAT-2's row for the burst's shape, on this machine.
 fn shape_row(verdicts: &[Verdict]) -> Condition {

@@ -4,7 +4,7 @@
 //! move no test but these).
 use super::*;
 use crate::Carry;
-use harness::timing::Sampling;
+use harness_measure::timing::Sampling;
 
 /// One timing: what it timed, its round (0-based), the criterion id (the
 /// sweep) or the index the timing function was given (a window, a

@@ -3,10 +3,11 @@
 //! judge's rules over synthetic data.
 use harness::cli::{check_file, render_exhibit};
 use harness::fixtures;
-use harness::results::{ResultsFile, Store};
-use harness::stats::{self, Statistic};
-use harness::timing::Timing;
-use harness::{Block, Cell, Estimate, Outcome, Page as _, Profile, Unit};
+use harness_core::results::{ResultsFile, Store};
+use harness_core::{Estimate, Outcome, Profile, Unit};
+use harness_measure::stats::{self, Statistic};
+use harness_measure::timing::Timing;
+use harness_page::{render::blocks::Block, render::blocks::Cell, Page as _};
 
 use fan_in::placement::Placement;
 use fan_in::plan::{Plan, FREE_DESIGNS};

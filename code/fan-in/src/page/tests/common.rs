@@ -1,6 +1,6 @@
 //! What more than one test file needs: results made up point by point.
-use harness::timing::Timing;
-use harness::Estimate;
+use harness_core::Estimate;
+use harness_measure::timing::Timing;
 
 use fan_in::placement::Placement;
 use fan_in::run::FanInData;

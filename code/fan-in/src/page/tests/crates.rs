@@ -2,7 +2,8 @@
 //! plan says (and `check` refuses a point off the plan), and the picks of
 //! What to use follow the numbers.
 use harness::fixtures;
-use harness::{Block, Page as _, Profile};
+use harness_core::Profile;
+use harness_page::{render::blocks::Block, Page as _};
 
 use fan_in::run::FanInData;
 use fan_in::sink::SinkKind;
@@ -82,7 +83,7 @@ fn pick_at(d: &FanInData, workers: usize) -> String {
     };
     let measure = format!(
         "time per message at {} workers",
-        harness::fmt::thousands(workers as u64)
+        harness_core::fmt::thousands(workers as u64)
     );
     let picks: Vec<_> = advice.iter().filter(|a| a.why.contains(&measure)).collect();
     assert_eq!(picks.len(), 1, "{advice:?}");

@@ -3,9 +3,10 @@
 //! the verdicts; the reader printing the stored estimates, not drawing its
 //! own.
 use harness::fixtures;
-use harness::render::reader::numbers_of;
-use harness::stats::{self, Statistic};
-use harness::{Block, Estimate, Unit};
+use harness_core::{Estimate, Unit};
+use harness_measure::stats::{self, Statistic};
+use harness_page::render::blocks::Block;
+use harness_page::render::reader::numbers_of;
 
 use fan_in::run::FanInData;
 use fan_in::sink::SinkKind;
@@ -118,7 +119,7 @@ fn every_row_names_what_it_reads_and_the_fair_row_is_the_headline() {
 }
 
 /// The answer's marked numbers, name by name.
-fn answer_numbers(book: &harness::Book<FanInData>) -> Vec<(String, String)> {
+fn answer_numbers(book: &harness_page::Book<FanInData>) -> Vec<(String, String)> {
     let blocks = fixtures::render::<FanIn>("in-short", book);
     let [Block::Text(html)] = blocks.as_slice() else {
         panic!("in-short is not one text: {blocks:?}")
@@ -130,7 +131,7 @@ fn answer_numbers(book: &harness::Book<FanInData>) -> Vec<(String, String)> {
 fn the_reader_prints_the_stored_estimates() {
     let mut book = fixtures::book::<FanIn>(data());
     let geo = "FAN-3: tokio swap ÷ std swap, geometric mean over worker counts";
-    let shown = |book: &harness::Book<FanInData>| {
+    let shown = |book: &harness_page::Book<FanInData>| {
         answer_numbers(book)
             .into_iter()
             .find(|(n, _)| n == geo)
@@ -143,7 +144,7 @@ fn the_reader_prints_the_stored_estimates() {
     let n = book.runs[0].analysis.estimates.get_mut(geo).unwrap();
     (n.point, n.lower, n.upper) = (7.0, 6.0, 8.0);
     assert_eq!(shown(&book).as_deref(), Some("7.00×"));
-    let verdicts = <FanIn as harness::Page>::verdicts(&book).unwrap();
+    let verdicts = <FanIn as harness_page::Page>::verdicts(&book).unwrap();
     let fan_3 = verdicts.iter().find(|v| v.claim.id == "FAN-3").unwrap();
     assert_eq!(fan_3.reading.number.as_deref(), Some("7.00×"));
     let blocks = fixtures::render::<FanIn>("summary-list", &book);

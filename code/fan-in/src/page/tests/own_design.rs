@@ -12,14 +12,15 @@ fn synthetic(time: impl Fn(Design, usize) -> f64) -> fan_in::run::FanInData {
         chunk_bytes: CHUNK_BYTES,
         write_bytes: WRITE_BYTES,
         ..common::synthetic(&[1, 64, 256], PER_WORKER, |d, w| {
-            harness::Estimate::around(time(d, w), 0.01)
+            harness_core::Estimate::around(time(d, w), 0.01)
         })
     }
 }
 
 /// The outcome column of the own-design targets table, target by target.
 fn target_outcomes(data: fan_in::run::FanInData) -> Vec<String> {
-    use harness::{fixtures, Block, Cell};
+    use harness::fixtures;
+    use harness_page::{render::blocks::Block, render::blocks::Cell};
     let book = fixtures::book::<FanIn>(data);
     let blocks = fixtures::render::<FanIn>("own-design", &book);
     let [Block::Table(_), Block::Table(targets)] = blocks.as_slice() else {

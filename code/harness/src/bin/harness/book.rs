@@ -9,8 +9,8 @@ use harness::cli::{render_error, Rendered};
 use sha2::{Digest, Sha256};
 
 use crate::check;
-use harness::registry::{self, ChapterInfo};
-use harness::results::Store;
+use harness_core::registry::{self, ChapterInfo};
+use harness_core::results::Store;
 
 use crate::chapters::{binary, headline};
 
@@ -21,7 +21,7 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
             bail!("unknown exhibit {exhibit:?} for the method page: expected agreement");
         }
         let chapters: Vec<&'static ChapterInfo> = registry::chapters()?.iter().collect();
-        return match harness::agreement::exhibit(&store.root, &chapters, &headline) {
+        return match harness_page::agreement::exhibit(&store.root, &chapters, &headline) {
             Ok(md) => {
                 print!("{md}");
                 Ok(ExitCode::SUCCESS)
@@ -31,7 +31,7 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
                 // finds it and names the file at fault.
                 println!(
                     "\n**render error** on the method page, exhibit `agreement`: {}\n",
-                    harness::render::escape(&format!("{e:#}"))
+                    harness_page::render::escape(&format!("{e:#}"))
                 );
                 Err(e)
             }
@@ -49,7 +49,7 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
             Err(e) => {
                 println!(
                     "\n**render error** on the What to use page, exhibit `rows`: {}\n",
-                    harness::render::escape(&format!("{e:#}"))
+                    harness_page::render::escape(&format!("{e:#}"))
                 );
                 Err(e)
             }
@@ -67,8 +67,8 @@ pub(crate) fn render(store: &Store, chapter: &str, exhibit: &str) -> Result<Exit
             Err(e) => {
                 println!(
                     "\n**render error** in the findings, exhibit `{}`: {}\n",
-                    harness::render::escape(exhibit),
-                    harness::render::escape(&format!("{e:#}"))
+                    harness_page::render::escape(exhibit),
+                    harness_page::render::escape(&format!("{e:#}"))
                 );
                 Err(e)
             }
@@ -134,7 +134,7 @@ fn rendered(store: &Store, info: &ChapterInfo) -> Result<Rendered> {
     // Keeping the page is a saving, not a duty: a cache that cannot be
     // written leaves the build as it was.
     if fs::create_dir_all(&dir).is_ok()
-        && harness::results::write_atomically(&path, &out.stdout).is_ok()
+        && harness_core::results::write_atomically(&path, &out.stdout).is_ok()
     {
         for old in fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = old.file_name().to_string_lossy().into_owned();
@@ -163,7 +163,7 @@ fn cached_page_of(chapter: &str, file: &str) -> bool {
 /// of the chapter's binary, of every file in the results folder and of every
 /// source under `code/` (not `target/`), hashed.
 fn render_key(bin: &Path, store: &Store) -> Result<String> {
-    let code = harness::code_dir();
+    let code = harness_core::code_dir();
     let mut files = vec![bin.to_path_buf()];
     stat_tree(&store.root, &mut files);
     stat_tree(&code, &mut files);
@@ -219,7 +219,7 @@ pub(crate) fn report(
     chapters: &[String],
     machine: Option<&str>,
 ) -> Result<ExitCode> {
-    let here = harness::machine::detect().id;
+    let here = harness_measure::machine::detect().id;
     let machine = machine.unwrap_or(&here);
     let infos: Vec<&ChapterInfo> = registry::select(chapters)?;
     let mut failed = false;
@@ -255,9 +255,9 @@ fn findings(store: &Store, exhibit: &str) -> Result<String> {
         titles.push((info.name.to_string(), info.title.to_string()));
     }
     Ok(if exhibit == "front" {
-        harness::render::findings::front(&all, &titles)
+        harness_page::render::findings::front(&all, &titles)
     } else {
-        harness::render::findings::page(&all, &titles)
+        harness_page::render::findings::page(&all, &titles)
     })
 }
 
@@ -275,7 +275,7 @@ fn what_to_use(store: &Store) -> Result<String> {
         all.extend(advice);
         titles.push((info.name.to_string(), info.title.to_string()));
     }
-    Ok(harness::render::reader::what_to_use(&all, &titles))
+    Ok(harness_page::render::reader::what_to_use(&all, &titles))
 }
 
 /// Every chapter's page (`rendered`), side by side.

@@ -5,14 +5,14 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 use harness::cli::Headline;
-use harness::registry::ChapterInfo;
 use harness_core::analysis::Analysis;
+use harness_core::registry::ChapterInfo;
 
 /// The chapter binary, built into the same folder as this one: found from
 /// this binary's own path when it runs (cargo builds a workspace's binaries
 /// into one folder; `fresh --with` copies them into one folder together),
 /// never from a path compiled in. Only binaries and caches are found this
-/// way: results and pages come from `harness::code_dir()`, so a symlinked
+/// way: results and pages come from `harness_core::code_dir()`, so a symlinked
 /// `target/` never gets results written next to it.
 pub(crate) fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
@@ -41,7 +41,7 @@ pub(crate) fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
 
 /// The analysis stored in `file` when today's page code judged it.
 pub(crate) fn stored_analysis(info: &ChapterInfo, file: &Path) -> Result<Option<Analysis>> {
-    let text = harness::results::read_limited(file)?;
+    let text = harness_core::results::read_limited(file)?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", file.display()))?;
     let Some(stored) = value.get("analysis") else {
@@ -52,7 +52,7 @@ pub(crate) fn stored_analysis(info: &ChapterInfo, file: &Path) -> Result<Option<
     stored
         .validate()
         .with_context(|| format!("{}: its analysis is not sound", file.display()))?;
-    let now = harness::fingerprint::judged_by(&harness::code_dir(), &info.name)?;
+    let now = harness_core::results::fingerprint::judged_by(&harness_core::code_dir(), &info.name)?;
     Ok((stored.judged_by == now).then_some(stored))
 }
 
@@ -83,7 +83,7 @@ pub(crate) fn chapter_judges(info: &ChapterInfo, file: &Path) -> Result<Vec<u8>>
 /// gives now; with it, stores the new analysis in each (only `analysis`
 /// changes, schema-2 files become schema 3).
 pub(crate) fn judge(
-    store: &harness::results::Store,
+    store: &harness_core::results::Store,
     chapters: &[&ChapterInfo],
     write: bool,
 ) -> Result<std::process::ExitCode> {
@@ -98,7 +98,7 @@ pub(crate) fn judge(
                 continue;
             }
             let fresh = judged(info, file)?;
-            let text = harness::results::read_limited(file)?;
+            let text = harness_core::results::read_limited(file)?;
             let value: serde_json::Value = serde_json::from_str(&text)?;
             let stored: Option<Analysis> = value
                 .get("analysis")

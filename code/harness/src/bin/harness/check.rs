@@ -284,7 +284,7 @@ pub fn exhibits_requested(markdown: &str) -> Vec<String> {
 /// line per disagreement.
 pub fn check_registry(
     root: &Path,
-    chapters: &[harness::registry::ChapterInfo],
+    chapters: &[harness_core::registry::ChapterInfo],
 ) -> Result<Vec<String>> {
     let read = |rel: &str| {
         fs::read_to_string(root.join(rel)).with_context(|| format!("cannot read {rel}"))
@@ -397,7 +397,7 @@ pub fn check_csv(book: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harness::render::blocks::looks_measured;
+    use harness_page::render::blocks::looks_measured;
 
     const GOOD: &str = "<main><div class=\"exhibit-marker\" data-exhibit=\"a/grid\" data-blocks=\"table,figure,verdicts:X-1+X-2\"></div>\
         <table></table><figure><svg><text>t</text></svg></figure>\
@@ -474,13 +474,14 @@ mod tests {
 
     #[test]
     fn the_committed_book_lists_every_chapter_of_the_registry() {
-        let root = harness::code_dir().parent().unwrap().to_path_buf();
-        let chapters = harness::registry::read(&harness::code_dir().join("chapters.toml")).unwrap();
+        let root = harness_core::code_dir().parent().unwrap().to_path_buf();
+        let chapters =
+            harness_core::registry::read(&harness_core::code_dir().join("chapters.toml")).unwrap();
         let problems = check_registry(&root, &chapters).unwrap();
         assert!(problems.is_empty(), "{problems:#?}");
         // A chapter the registry gains but nothing else lists is caught, by name.
         let mut more = chapters.clone();
-        more.push(harness::registry::ChapterInfo {
+        more.push(harness_core::registry::ChapterInfo {
             name: "sixth".into(),
             title: "A sixth chapter".into(),
             search: "sixth".into(),

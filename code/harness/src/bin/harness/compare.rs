@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use harness::registry::{self, ChapterInfo};
+use harness_core::registry::{self, ChapterInfo};
 
 use crate::chapters::headline;
 
 pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> Result<ExitCode> {
-    use harness::agreement::{pair_folders, Tally};
+    use harness_page::agreement::{pair_folders, Tally};
     if !(within.is_finite() && within >= 0.0) {
         bail!("--within must be a percentage of zero or more, not {within}");
     }
@@ -30,8 +30,8 @@ pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> R
             println!(
                 "{chapter:<16} {:<64} {:>10} {:>10} {:>+7.1}%{}",
                 e.name,
-                harness::fmt::sig3(e.a.point_ns),
-                harness::fmt::sig3(e.b.point_ns),
+                harness_core::fmt::sig3(e.a.point_ns),
+                harness_core::fmt::sig3(e.b.point_ns),
                 e.change() * 100.0,
                 match (e.agrees(within), e.overlap()) {
                     (true, true) => "",
@@ -64,7 +64,7 @@ pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> R
                 match (qa, qb) {
                     (Some(a), Some(b)) => format!(
                         "; b's median {}",
-                        harness::fmt::percent_delta(b.median_ns / a.median_ns - 1.0)
+                        harness_core::fmt::percent_delta(b.median_ns / a.median_ns - 1.0)
                     ),
                     _ => String::new(),
                 }
@@ -131,11 +131,11 @@ pub(crate) fn compare(a: &Path, b: &Path, chapters: &[String], within: f64) -> R
     })
 }
 
-pub(crate) fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
+pub(crate) fn describe_apart(c: Option<&harness_measure::cores::CoresApart>) -> String {
     let Some(c) = c else {
         return "not recorded".into();
     };
-    let s = harness::fmt::sig3;
+    let s = harness_core::fmt::sig3;
     let gate = c.gate_ns.map_or("no gate".into(), |g| {
         format!("gate {} ns, {} beyond it", s(g), c.beyond_gate)
     });
@@ -148,9 +148,9 @@ pub(crate) fn describe_apart(c: Option<&harness::cores::CoresApart>) -> String {
 }
 
 /// `median 35.0 µs (32.4 µs–45.8 µs)`, or `not recorded`.
-pub(crate) fn describe_probe(p: Option<harness::cores::Spread>) -> String {
+pub(crate) fn describe_probe(p: Option<harness_measure::cores::Spread>) -> String {
     p.map_or("not recorded".into(), |p| {
-        let n = harness::fmt::nanos;
+        let n = harness_core::fmt::nanos;
         format!(
             "median {} ({}–{})",
             n(p.median_ns),
@@ -163,7 +163,7 @@ pub(crate) fn describe_probe(p: Option<harness::cores::Spread>) -> String {
 /// `harness cores`: a check every quarter second for `watch`, then the
 /// spread and the gate it suggests.
 pub(crate) fn survey_cores(watch: Duration) -> Result<ExitCode> {
-    use harness::cores::{round_trip_ns, suggest_gate};
+    use harness_measure::cores::{round_trip_ns, suggest_gate};
     let started = Instant::now();
     let mut checks = Vec::new();
     let mut failed = 0;
@@ -187,7 +187,7 @@ pub(crate) fn survey_cores(watch: Duration) -> Result<ExitCode> {
     let mut sorted = checks.clone();
     sorted.sort_by(f64::total_cmp);
     let q = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
-    let s = harness::fmt::sig3;
+    let s = harness_core::fmt::sig3;
     println!(
         "{} checks ({failed} could not run): min {} ns, 10 % {} ns, median {} ns, 90 % {} ns, max {} ns",
         checks.len(),
@@ -197,7 +197,7 @@ pub(crate) fn survey_cores(watch: Duration) -> Result<ExitCode> {
         s(q(0.9)),
         s(q(1.0))
     );
-    let id = harness::machine::detect().id;
+    let id = harness_measure::machine::detect().id;
     match suggest_gate(&checks) {
         Some(g) => {
             let close = checks.iter().filter(|&&c| c <= g).count();

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use harness::registry;
-use harness::results::host::{self, Host};
-use harness::results::{read_limited, value_checksum_matches, write_atomically, Store};
+use harness_core::registry;
+use harness_core::results::host::{self, Host};
+use harness_core::results::{read_limited, value_checksum_matches, write_atomically, Store};
 
 use crate::chapters::chapter_says;
 
@@ -101,7 +101,7 @@ pub(crate) fn import(
     }
     for (target, text, chapter) in accepted {
         // One writer per chapter: a run adopting its file waits for this too.
-        let _writer = harness::lock::wait(&store.root, &chapter)?;
+        let _writer = harness_core::lock::wait(&store.root, &chapter)?;
         let replaced = if target.exists() {
             " (replacing that machine's earlier file)"
         } else {
@@ -134,7 +134,7 @@ pub(crate) fn seal_published(files: &[PathBuf]) -> Result<ExitCode> {
         bail!("seal-published: name the published datasets to seal");
     }
     for file in files {
-        let changed = harness::published::seal(file)?;
+        let changed = harness_core::results::published::seal(file)?;
         println!(
             "{} {}",
             if changed { "sealed" } else { "already sealed" },
@@ -170,13 +170,13 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
             ),
             None => bail!("{} has no schema version", file.display()),
         }
-        let checksum = harness::results::checksum(&v["data"])?;
+        let checksum = harness_core::results::checksum(&v["data"])?;
         let obj = v
             .as_object_mut()
             .with_context(|| format!("{} is not a JSON object", file.display()))?;
         obj.insert(
             "schema_version".into(),
-            harness::results::SCHEMA_VERSION.into(),
+            harness_core::results::SCHEMA_VERSION.into(),
         );
         obj.insert("checksum".into(), checksum.into());
         let mut bytes = serde_json::to_vec_pretty(&v)?;
@@ -210,7 +210,7 @@ pub(crate) fn convert(files: &[PathBuf]) -> Result<ExitCode> {
         println!(
             "converted {} to schema {}",
             file.display(),
-            harness::results::SCHEMA_VERSION
+            harness_core::results::SCHEMA_VERSION
         );
     }
     Ok(ExitCode::SUCCESS)

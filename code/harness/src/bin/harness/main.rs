@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use harness::profile::Profile;
-use harness::results::Store;
+use harness_core::profile::Profile;
+use harness_core::results::Store;
 
 #[derive(Parser)]
 #[command(about = "Measure, render and check the book: async Rust's channels and locks, measured")]
@@ -148,7 +148,7 @@ enum Cmd {
         #[arg(long = "chapter")]
         chapters: Vec<String>,
         /// Largest difference, in percent of the earlier value, that counts as agreeing.
-        #[arg(long, default_value_t = harness::agreement::WITHIN_PERCENT)]
+        #[arg(long, default_value_t = harness_page::agreement::WITHIN_PERCENT)]
         within: f64,
     },
     /// Print chapters (default: every chapter) as plain text for a terminal:
@@ -223,13 +223,13 @@ fn main() -> ExitCode {
         } => import::import(&store, &files, accept_edited, same_host),
         Cmd::SealPublished { files } => import::seal_published(&files),
         Cmd::Convert { files } => import::convert(&files),
-        Cmd::Judge { chapters, write } => harness::registry::select(&chapters)
+        Cmd::Judge { chapters, write } => harness_core::registry::select(&chapters)
             .and_then(|infos| chapters::judge(&store, &infos, write)),
         Cmd::AdoptRelease { file, code, with } => with
             .iter()
-            .map(|w| harness::releases::parse_with(w))
+            .map(|w| harness_page::releases::parse_with(w))
             .collect::<anyhow::Result<std::collections::BTreeMap<_, _>>>()
-            .and_then(|asked| harness::releases::adopt(&store, &file, &asked, &code))
+            .and_then(|asked| harness_page::releases::adopt(&store, &file, &asked, &code))
             .map(|path| {
                 eprintln!("release variant written to {}", path.display());
                 ExitCode::SUCCESS

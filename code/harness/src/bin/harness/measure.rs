@@ -7,15 +7,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use wait_timeout::ChildExt;
 
-use harness::profile::Profile;
-use harness::registry::{self, ChapterInfo};
-use harness::results::{read_results, Store};
+use harness_core::profile::Profile;
+use harness_core::registry::{self, ChapterInfo};
+use harness_core::results::{read_results, Store};
 
 use crate::chapters::binary;
 
 /// Whether this machine's results for a chapter are missing or stale, and why.
 pub(crate) fn staleness(store: &Store, chapter: &str) -> Result<Option<String>> {
-    let path = store.results_path(chapter, &harness::machine::detect().id);
+    let path = store.results_path(chapter, &harness_measure::machine::detect().id);
     if !path.exists() {
         return Ok(Some("no results for this machine".into()));
     }
@@ -38,7 +38,7 @@ pub(crate) fn measure(
     core_gate: Option<&str>,
 ) -> Result<ExitCode> {
     // Killed alone, this process takes its chapter with it (see `process`).
-    harness::process::die_with_parent()?;
+    harness_measure::process::die_with_parent()?;
     let store = &store.for_profile(profile);
     if profile == Profile::Smoke {
         eprintln!(
@@ -49,7 +49,7 @@ pub(crate) fn measure(
     // A bad gate fails before anything is measured; a good one reaches each
     // chapter's process through the environment.
     let gate = core_gate
-        .map(|g| harness::cores::parse_limit(g).context("--core-gate"))
+        .map(|g| harness_measure::cores::parse_limit(g).context("--core-gate"))
         .transpose()?;
     // Resolve every name before measuring anything: a typo fails at once.
     let mut chapters: Vec<&ChapterInfo> = registry::select(names)?;
@@ -72,10 +72,10 @@ pub(crate) fn measure(
     let mut failed = 0;
     // One budget for waiting at the gate and measuring again, shared by the
     // chapters in turn: each gets what the ones before it left.
-    let mut budget_left = harness::measure::run_budget(profile);
+    let mut budget_left = harness_measure::run::run_budget(profile);
     for (k, (chapter, bin)) in chapters.iter().zip(binaries).enumerate() {
         let started = Instant::now();
-        let target = store.results_path(&chapter.name, &harness::machine::detect().id);
+        let target = store.results_path(&chapter.name, &harness_measure::machine::detect().id);
         let before = read_results::<serde_json::Value>(&target, &chapter.name).ok();
         let before_date = before.as_ref().map(|b| b.provenance.date.clone());
         eprintln!(
@@ -87,14 +87,17 @@ pub(crate) fn measure(
             step_timeout
         );
         let mut command = Command::new(&bin);
-        command.env(harness::process::PARENT_ENV, std::process::id().to_string());
         command.env(
-            harness::cores::BUDGET_ENV,
+            harness_measure::process::PARENT_ENV,
+            std::process::id().to_string(),
+        );
+        command.env(
+            harness_measure::cores::BUDGET_ENV,
             budget_left.as_secs_f64().to_string(),
         );
         if let Some(limit) = gate {
             command.env(
-                harness::cores::GATE_ENV,
+                harness_measure::cores::GATE_ENV,
                 limit.map_or("none".to_string(), |ns| ns.to_string()),
             );
         }
@@ -141,11 +144,11 @@ pub(crate) fn measure(
         if let Ok(after) = read_results::<serde_json::Value>(&target, &chapter.name) {
             if before_date.as_deref() != Some(after.provenance.date.as_str()) {
                 // A run the hypervisor cut into is kept, but not quietly.
-                let note = harness::render::notes::steal_note(&after.provenance);
+                let note = harness_page::render::notes::steal_note(&after.provenance);
                 if !note.is_empty() {
                     stolen.push(format!("{}: {}", chapter.name, note.trim()));
                 }
-                let spent = harness::measure::budget_spent(&after.provenance);
+                let spent = harness_measure::run::budget_spent(&after.provenance);
                 budget_left = budget_left.saturating_sub(spent);
             }
         }

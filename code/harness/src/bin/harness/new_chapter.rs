@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use harness::registry::{self, ChapterInfo};
+use harness_core::registry::{self, ChapterInfo};
 
 use crate::sync;
 
@@ -45,7 +45,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn new_chapter(args: &Args) -> Result<ExitCode> {
-    let code = harness::find_code_dir()?;
+    let code = harness_core::find_code_dir()?;
     let root = code
         .parent()
         .context("code/ has no parent folder")?

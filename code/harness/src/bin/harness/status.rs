@@ -4,14 +4,14 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use harness::registry;
-use harness::results::{read_results, Store};
+use harness_core::registry;
+use harness_core::results::{read_results, Store};
 
 pub(crate) fn list(store: &Store) -> Result<ExitCode> {
     for c in registry::chapters()? {
         println!("{:<16} {}", c.name, c.title);
         // The published results, then the replicate pair (the method page's).
-        let replicates = harness::agreement::replicates_dir(&store.root);
+        let replicates = harness_page::agreement::replicates_dir(&store.root);
         let folders = [
             ("", store.clone()),
             ("replicate a: ", Store::new(replicates.join("a"))),

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use harness::registry::{self, ChapterInfo};
+use harness_core::registry::{self, ChapterInfo};
 
 /// The line before a generated list.
 pub(crate) const BEGIN: &str =
@@ -62,7 +62,7 @@ pub(crate) fn chapters(ask: Ask) -> Result<ExitCode> {
 
 /// The checkout: the folder above `code/`.
 pub(crate) fn root() -> Result<PathBuf> {
-    let code = harness::find_code_dir()?;
+    let code = harness_core::find_code_dir()?;
     code.parent()
         .map(Path::to_path_buf)
         .context("code/ has no parent folder")
@@ -223,8 +223,8 @@ mod tests {
 
     #[test]
     fn the_committed_lists_are_what_sync_writes() {
-        let root = harness::code_dir().parent().unwrap().to_path_buf();
-        let chapters = registry::read(&harness::code_dir().join("chapters.toml")).unwrap();
+        let root = harness_core::code_dir().parent().unwrap().to_path_buf();
+        let chapters = registry::read(&harness_core::code_dir().join("chapters.toml")).unwrap();
         assert_eq!(sync(&root, &chapters, false).unwrap(), Vec::<String>::new());
     }
 
@@ -284,8 +284,8 @@ mod tests {
 
     #[test]
     fn the_workflows_name_no_chapter_but_read_the_registry() {
-        let root = harness::code_dir().parent().unwrap().to_path_buf();
-        let chapters = registry::read(&harness::code_dir().join("chapters.toml")).unwrap();
+        let root = harness_core::code_dir().parent().unwrap().to_path_buf();
+        let chapters = registry::read(&harness_core::code_dir().join("chapters.toml")).unwrap();
         let dir = root.join(".github/workflows");
         let mut read_registry = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -316,13 +316,13 @@ mod tests {
     #[test]
     fn every_releases_profile_the_registry_allows_is_a_profile() {
         for p in registry::PROFILES {
-            let parsed: harness::profile::Profile =
+            let parsed: harness_core::profile::Profile =
                 serde_json::from_value(serde_json::Value::String(p.into())).unwrap();
             assert_eq!(parsed.name(), p);
         }
         assert_eq!(
             registry::PROFILES.len(),
-            harness::profile::Profile::ALL.len()
+            harness_core::profile::Profile::ALL.len()
         );
     }
 }

@@ -1,8 +1,10 @@
 //! The chapter end to end: a smoke run passes its own checks and renders every
 //! exhibit; tampered data is refused; every listing the page includes exists.
-use harness::results::{ResultsFile, Store};
-use harness::timing::Timing;
-use harness::{fixtures, Block, Book, Estimate, Outcome, Page, Profile};
+use harness::fixtures;
+use harness_core::results::{ResultsFile, Store};
+use harness_core::{Estimate, Outcome, Profile};
+use harness_measure::timing::Timing;
+use harness_page::{render::blocks::Block, Book, Page};
 use mutex_cost::run::Data;
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};
 
@@ -148,7 +150,7 @@ fn every_timing_of_a_run_is_checked_for_how_far_apart_the_cores_were() {
 /// Every declared exhibit is on the page, and the page asks for no other.
 #[test]
 fn the_page_shows_every_exhibit_and_only_declared_ones() {
-    let page = harness::code_dir().join("../src/mutex-cost.md");
+    let page = harness_core::code_dir().join("../src/mutex-cost.md");
     let text = std::fs::read_to_string(&page).unwrap();
     let prefix = "<!-- cmdrun ../code/target/release/harness render mutex-cost ";
     let shown: Vec<&str> = text
@@ -194,7 +196,7 @@ fn the_headline_is_the_claims() {
 /// futures: the published shape (std and tokio Mutex means as passed) and
 /// the fair experiment (the contended shape on the only worker count). Its
 /// map then has the published row, its median twin and the fair row.
-fn mut_1_map(published: (f64, f64), fair: (f64, f64)) -> harness::Verdict {
+fn mut_1_map(published: (f64, f64), fair: (f64, f64)) -> harness_core::Verdict {
     let mut data = smoke_file().data.clone();
     let largest = data.join_all.iter().map(|r| r.futures).max().unwrap();
     let pick = |rows: &[mutex_cost::experiments::RoundTiming], futures: usize| -> Vec<_> {
@@ -388,7 +390,7 @@ fn interleaving_alternates_variants_and_pools_each() {
 
 #[test]
 fn mut_1s_headline_comes_from_its_map() {
-    let rows = |v: &harness::Verdict| -> Vec<(String, Outcome)> {
+    let rows = |v: &harness_core::Verdict| -> Vec<(String, Outcome)> {
         v.conditions
             .iter()
             .map(|c| (c.setting.clone(), c.outcome))

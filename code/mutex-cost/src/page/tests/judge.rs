@@ -1,8 +1,9 @@
 //! The judge stage: the estimates it names (the headline's names verbatim,
 //! the digits today's page drew from the same timings), the verdicts it
 //! stores, and the order the page shows them in (claim by claim).
-use harness::stats::{ratio, Statistic};
-use harness::{fixtures, Page};
+use harness::fixtures;
+use harness_measure::stats::{ratio, Statistic};
+use harness_page::Page;
 use mutex_cost::experiments::RoundTiming;
 use mutex_cost::run::Data;
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES, PUBLISHED_FUTURES};

@@ -1,6 +1,8 @@
 //! The compared locks (parking_lot, async-lock, futures) in a results file,
 //! and the "What to use" picks between every lock: each follows the numbers.
-use harness::{fixtures, Block, Page, Profile};
+use harness::fixtures;
+use harness_core::Profile;
+use harness_page::{render::blocks::Block, Page};
 use mutex_cost::run::Data;
 use mutex_cost::{Variant, ACTOR_CLAIM_FUTURES};
 

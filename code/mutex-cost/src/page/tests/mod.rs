@@ -7,9 +7,11 @@ mod locks;
 
 use std::sync::OnceLock;
 
-use harness::measure::measure_in_memory;
-use harness::results::ResultsFile;
-use harness::{fixtures, Profile, Progress};
+use harness::fixtures;
+use harness_core::results::ResultsFile;
+use harness_core::Profile;
+use harness_measure::Progress;
+use harness_page::load::measure_checked;
 use mutex_cost::run::Data;
 
 use super::MutexCost;
@@ -24,7 +26,7 @@ fn smoke_file() -> &'static ResultsFile<Data> {
             let limit = std::time::Duration::from_secs(180);
             Ok(
                 harness::conformance::within(limit, "the smoke profile", || {
-                    measure_in_memory::<MutexCost>(Profile::Smoke, Progress::hidden("mutex-cost"))
+                    measure_checked::<MutexCost>(Profile::Smoke, Progress::hidden("mutex-cost"))
                 })?
                 .0,
             )

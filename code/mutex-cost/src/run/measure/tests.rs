@@ -3,7 +3,7 @@
 //! kept here, frozen, as the oracle: an order change would move no test but
 //! this one).
 use super::*;
-use harness::Profile;
+use harness_core::Profile;
 
 /// One timing: which point, its round (a late repeat continues the count
 /// after the regular repeats), its criterion id and its progress line.
@@ -243,9 +243,9 @@ fn the_records_give_mut_2s_points_their_late_repeats() {
         assert_eq!(late.rounds, 0, "{profile:?}: extra rounds only");
         assert_eq!(
             late.extras,
-            vec![harness::schedule::RecordedExtra {
+            vec![harness_measure::schedule::RecordedExtra {
                 rounds: plan.decisive_extra,
-                place: harness::schedule::Place::Later,
+                place: harness_measure::schedule::Place::Later,
                 points: Variant::ALL.len(),
             }],
             "{profile:?}"

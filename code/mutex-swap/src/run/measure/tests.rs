@@ -118,13 +118,13 @@ fn the_record_gives_fan_4s_points_their_extra_rounds_at_the_end() {
         let deciding = r.points.iter().filter(|p| p.deciding).count();
         assert_eq!(
             r.extras,
-            vec![harness::schedule::RecordedExtra {
+            vec![harness_measure::schedule::RecordedExtra {
                 rounds: extra,
-                place: harness::schedule::Place::AtEnd,
+                place: harness_measure::schedule::Place::AtEnd,
                 points: deciding,
             }],
             "{profile:?}"
         );
-        assert_eq!(r.rig, harness::schedule::RigPolicy::None);
+        assert_eq!(r.rig, harness_measure::schedule::RigPolicy::None);
     }
 }

@@ -32,7 +32,7 @@ fn every_trace_of_the_template_is_renamed() {
 
 #[test]
 fn the_committed_template_leaves_no_trace_when_renamed() {
-    let template = harness::code_dir().join(TEMPLATE);
+    let template = harness_core::code_dir().join(TEMPLATE);
     let r = Rename::new("sixth-probe", "Sixth probe", "SIX");
     let mut n = 0;
     for rel in files_under(&template).unwrap() {
@@ -97,7 +97,7 @@ fn a_refused_chapter_writes_nothing() {
     // A copy of the parts of a checkout the command reads and writes.
     let dir = tempfile::tempdir().unwrap();
     let (root, code) = (dir.path(), dir.path().join("code"));
-    let real = harness::code_dir();
+    let real = harness_core::code_dir();
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::create_dir_all(code.join(TEMPLATE)).unwrap();
     for f in ["Cargo.toml", "chapters.toml"] {
