@@ -276,11 +276,17 @@ measure_release() {
         || die "could not copy $CODE into $ws"
     # Published datasets are read from code/results; measurements go to $scratch.
     ln -s "$CODE/results" "$ws/results"
-    # Only the harness and the chapters measured stay members, so that no
-    # other chapter's dependencies (fan-in's `futures` pins futures-channel,
-    # mutex-cost's hdrhistogram a recent crossbeam-channel) keep cargo from
-    # resolving an older release of a crate these chapters measure.
-    local members='"harness"' c
+    # Only the harness's crates and the chapters measured stay members, so
+    # that no other chapter's dependencies (fan-in's `futures` pins
+    # futures-channel) keep cargo from resolving an older release of a crate
+    # these chapters measure. The fingerprint finds harness-measure among the
+    # members, so every harness crate stays one.
+    local members="" c
+    for c in $(sed -nE '/^members = \[/,/^\]/ s/^[[:space:]]*"(harness[^"]*)",?$/\1/p' "$ws/Cargo.toml"); do
+        members+="${members:+, }\"$c\""
+    done
+    [[ $members == *'"harness/measure"'* ]] \
+        || die "the workspace copy's Cargo.toml lists no harness/measure member: $ws/Cargo.toml"
     for c in "${chapters[@]}"; do members+=", \"$c\""; done
     sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
     grep -qF "members = [$members]" "$ws/Cargo.toml" \
