@@ -244,6 +244,40 @@ check_release_spec() {
         || die "--with $1: expected CRATE@VERSION with a full version, e.g. tokio@1.37.0"
 }
 
+# release_workspace WS: a copy of code/ (without target/ and results/) in
+# WS whose workspace members are the harness's crates and `chapters`, with
+# the releases of `with` resolved by `cargo update --precise`: everything of
+# a --with run before building. Fails naming the release cargo cannot
+# resolve.
+release_workspace() {
+    local ws=$1 spec name version out
+    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf - \
+        || die "could not copy $CODE into $ws"
+    # Published datasets are read from code/results; measurements go to $scratch.
+    ln -s "$CODE/results" "$ws/results"
+    # Only the harness's crates and the chapters measured stay members, so
+    # that no other chapter's dependencies (fan-in's `futures` pins
+    # futures-channel) keep cargo from resolving an older release of a crate
+    # these chapters measure. The fingerprint finds harness-measure among the
+    # members, so every harness crate stays one.
+    local members="" c
+    for c in $(sed -nE '/^members = \[/,/^\]/ s/^[[:space:]]*"(harness[^"]*)",?$/\1/p' "$ws/Cargo.toml"); do
+        members+="${members:+, }\"$c\""
+    done
+    [[ $members == *'"harness/measure"'* ]] \
+        || die "the workspace copy's Cargo.toml lists no harness/measure member: $ws/Cargo.toml"
+    for c in "${chapters[@]}"; do members+=", \"$c\""; done
+    sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
+    grep -qF "members = [$members]" "$ws/Cargo.toml" \
+        || die "could not narrow the workspace copy's members in $ws/Cargo.toml"
+    for spec in "${with[@]}"; do
+        name=${spec%@*} version=${spec#*@}
+        out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1) \
+            || die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
+$out"
+    done
+}
+
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
 # fresh's variables (chapters, args, results, with, invocation), checked by
 # fresh before anything was built. Copies code/ without target/ and results/
@@ -272,31 +306,7 @@ measure_release() {
     # What a run killed outright (SIGKILL) left.
     rm -rf "$ws" "$scratch"
     mkdir -p "$ws" "$scratch" "$target"
-    tar -C "$CODE" --exclude=./target --exclude=./results -cf - . | tar -C "$ws" -xf - \
-        || die "could not copy $CODE into $ws"
-    # Published datasets are read from code/results; measurements go to $scratch.
-    ln -s "$CODE/results" "$ws/results"
-    # Only the harness's crates and the chapters measured stay members, so
-    # that no other chapter's dependencies (fan-in's `futures` pins
-    # futures-channel) keep cargo from resolving an older release of a crate
-    # these chapters measure. The fingerprint finds harness-measure among the
-    # members, so every harness crate stays one.
-    local members="" c
-    for c in $(sed -nE '/^members = \[/,/^\]/ s/^[[:space:]]*"(harness[^"]*)",?$/\1/p' "$ws/Cargo.toml"); do
-        members+="${members:+, }\"$c\""
-    done
-    [[ $members == *'"harness/measure"'* ]] \
-        || die "the workspace copy's Cargo.toml lists no harness/measure member: $ws/Cargo.toml"
-    for c in "${chapters[@]}"; do members+=", \"$c\""; done
-    sed -i -E "/^members = \[/,/^\]/c\\members = [$members]" "$ws/Cargo.toml"
-    grep -qF "members = [$members]" "$ws/Cargo.toml" \
-        || die "could not narrow the workspace copy's members in $ws/Cargo.toml"
-    for spec in "${with[@]}"; do
-        name=${spec%@*} version=${spec#*@}
-        out=$(cd "$ws" && cargo update --quiet -p "$name" --precise "$version" 2>&1) \
-            || die "--with $spec: cargo cannot resolve $name $version for this workspace; nothing was measured:
-$out"
-    done
+    release_workspace "$ws"
     local pkgs=(-p harness) c
     for c in "${chapters[@]}"; do pkgs+=(-p "$c"); done
     # The target folder is shared (a sweep reuses what every release has in
