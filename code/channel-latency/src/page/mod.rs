@@ -26,6 +26,7 @@ mod tests;
 use anyhow::Result;
 use harness_core::{Claim, Estimate, Verdict};
 use harness_measure::stats::{ratio as ratio_of, Statistic};
+use harness_page::page::verdicts_by_run;
 use harness_page::render::escape;
 use harness_page::{
     render::blocks::Block, render::blocks::Point, Book, Exhibit, ExhibitKind, Judge, Judged, Page,
@@ -67,28 +68,29 @@ impl Page for ChannelLatency {
 /// "not measured" where none can. Read-only: it assembles what was judged.
 fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
     use claims::{claim, is_arm64, is_x86_64};
-    let judged = |run: &Run<Data>, id: &str| -> Result<Vec<Verdict>> {
-        Ok(run
-            .analysis
-            .verdicts(claims::CLAIMS)?
-            .into_iter()
+    type Judged<'b> = (&'b Run<Data>, Vec<Verdict>);
+    let by_run = verdicts_by_run(book, claims::CLAIMS)?;
+    let judged = |(_, verdicts): &&Judged, id: &str| -> Vec<Verdict> {
+        verdicts
+            .iter()
             .filter(|v| v.claim.id == id)
-            .collect())
+            .cloned()
+            .collect()
     };
-    let x86: Vec<&Run<Data>> = book.runs.iter().filter(|r| is_x86_64(r.arch())).collect();
-    let arm: Vec<&Run<Data>> = book.runs.iter().filter(|r| is_arm64(r.arch())).collect();
-    let every: Vec<&Run<Data>> = book.runs.iter().collect();
+    let x86: Vec<&Judged> = by_run.iter().filter(|(r, _)| is_x86_64(r.arch())).collect();
+    let arm: Vec<&Judged> = by_run.iter().filter(|(r, _)| is_arm64(r.arch())).collect();
+    let every: Vec<&Judged> = by_run.iter().collect();
     let mut out = Vec::new();
     for id in ["LAT-1", "LAT-2"] {
         if x86.is_empty() {
             out.push(Verdict::not_measured(claim(id), claims::NO_X86));
         }
         for run in &x86 {
-            out.extend(judged(run, id)?);
+            out.extend(judged(run, id));
         }
     }
     for run in &every {
-        out.extend(judged(run, "LAT-3")?);
+        out.extend(judged(run, "LAT-3"));
     }
     if arm.is_empty() {
         out.push(Verdict::not_measured(
@@ -106,11 +108,11 @@ fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
         out.push(Verdict::not_measured(claim("LAT-4"), claims::NO_ARM64));
     }
     for run in &arm {
-        out.extend(judged(run, "LAT-4")?);
+        out.extend(judged(run, "LAT-4"));
     }
     for id in ["LAT-5", "LAT-6"] {
         for run in &every {
-            out.extend(judged(run, id)?);
+            out.extend(judged(run, id));
         }
     }
     Ok(out

@@ -25,6 +25,7 @@ mod views;
 
 use anyhow::Result;
 use harness_core::{Claim, Verdict};
+use harness_page::page::verdicts_by_run;
 use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page};
 
 use fan_in::run::FanInData;
@@ -53,10 +54,8 @@ impl Page for FanIn {
     /// numbers, which are the book's, not the run's).
     fn verdicts(book: &Book<FanInData>) -> Result<Vec<Verdict>> {
         let mut out = Vec::new();
-        for run in &book.runs {
-            for v in run.analysis.verdicts(claims::CLAIMS)? {
-                out.push(reader::read(book, run, v));
-            }
+        for (run, verdicts) in verdicts_by_run(book, claims::CLAIMS)? {
+            out.extend(verdicts.into_iter().map(|v| reader::read(book, run, v)));
         }
         Ok(out)
     }

@@ -20,7 +20,7 @@ use harness_measure::stats::{self, Statistic};
 use harness_measure::timing::Timing;
 use harness_measure::Experiment;
 
-use crate::chapter::{Book, Exhibit};
+use crate::chapter::{Book, Exhibit, Run};
 
 /// A chapter's page: what it claims, how it judges one run, what it shows.
 pub trait Page: 'static {
@@ -55,16 +55,32 @@ pub trait Page: 'static {
     }
 }
 
+/// Every run beside its stored verdicts, in the runs' order: what a page
+/// that orders or dresses its verdicts its own way (claim-major, a badge)
+/// starts from. An analysis that names a claim the page lacks is an error
+/// naming the file.
+pub fn verdicts_by_run<'b, D>(
+    book: &'b Book<D>,
+    claims: &[Claim],
+) -> Result<Vec<(&'b Run<D>, Vec<Verdict>)>> {
+    book.runs
+        .iter()
+        .map(|run| {
+            let verdicts = run
+                .analysis
+                .verdicts(claims)
+                .with_context(|| format!("the analysis of {}", run.path.display()))?;
+            Ok((run, verdicts))
+        })
+        .collect()
+}
+
 /// Every run's stored verdicts, run by run (the default `Page::verdicts`).
 /// A verdict no machine decided ("not measured: no arm64 results yet") is
 /// listed once however many runs carry it.
 pub fn stored_verdicts<D>(book: &Book<D>, claims: &[Claim]) -> Result<Vec<Verdict>> {
     let mut out: Vec<Verdict> = Vec::new();
-    for run in &book.runs {
-        let verdicts = run
-            .analysis
-            .verdicts(claims)
-            .with_context(|| format!("the analysis of {}", run.path.display()))?;
+    for (_, verdicts) in verdicts_by_run(book, claims)? {
         for v in verdicts {
             let seen = v.machine.is_none()
                 && out.iter().any(|o| {

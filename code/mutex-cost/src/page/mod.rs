@@ -27,8 +27,9 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use harness_core::{Claim, Verdict};
+use harness_page::page::verdicts_by_run;
 use harness_page::{render::blocks::Block, Book, Exhibit, ExhibitKind, Judge, Judged, Page};
 
 use mutex_cost::run::Data;
@@ -54,14 +55,7 @@ impl Page for MutexCost {
     /// verdict with its badge in the reader's words (`reader::read`, which
     /// reads the post's published numbers beside the run's).
     fn verdicts(book: &Book<Data>) -> Result<Vec<Verdict>> {
-        let mut judged = Vec::new();
-        for run in &book.runs {
-            let verdicts = run
-                .analysis
-                .verdicts(claims::CLAIMS)
-                .with_context(|| format!("the analysis of {}", run.path.display()))?;
-            judged.push((run, verdicts));
-        }
+        let judged = verdicts_by_run(book, claims::CLAIMS)?;
         let mut out = Vec::new();
         for claim in claims::CLAIMS {
             for (run, verdicts) in &judged {
