@@ -124,7 +124,10 @@ ensure_tool() {
     fi
     command -v cargo >/dev/null || die "$tool: $bin $problem, and cargo is not there to reinstall it: install a Rust toolchain (https://rustup.rs)"
     echo "    $tool: reinstalling version $version into $TOOLS (takes a few minutes)" >&2
-    cargo install --locked --force --root "$TOOLS" "$tool@$version" >&2 \
+    # One target folder for both tools: mdbook-cmdrun is built on the
+    # mdbook library, and most of the two lock files' crates are the same
+    # releases, which then compile once.
+    cargo install --locked --force --root "$TOOLS" --target-dir "$TOOLS/build" "$tool@$version" >&2 \
         || die "$tool: $bin $problem, and reinstalling $tool $version with cargo failed"
     # A rebuild need not be byte for byte the old one: record the new binary,
     # the one binary asked its version before its checksum is recorded.
@@ -143,6 +146,8 @@ ensure_tools() {
         ensure_tool mdbook "$MDBOOK_VERSION"
         # mdbook-cmdrun 0.7.x is built on mdBook 0.4; it fails on mdBook 0.5.
         ensure_tool mdbook-cmdrun "$CMDRUN_VERSION"
+        # What the installs compiled (a few hundred MB) is not kept.
+        rm -rf "$TOOLS/build"
     ) 9>"$TOOLS/.lock" || exit 1
 }
 
@@ -322,12 +327,16 @@ measure_release() {
     # The first --with build starts from a copy of the release build's
     # compiled dependencies, so only the releases changed, what depends on
     # them and the workspace copy compile (copied, never hard-linked: cargo
-    # rewrites what it rebuilds). A half-made copy is never taken for one.
+    # rewrites what it rebuilds). Of the executables in deps/ only the
+    # binaries (which cargo hard-links into release/) are taken: the test
+    # binaries (several GB after `cargo test --release`) are no build's
+    # input. A half-made copy is never taken for one.
     if [ ! -d "$target/release" ] && [ -d "$CODE/target/release/deps" ]; then
         local seed="$target/release.seed-$$"
-        rm -rf "$seed" && mkdir -p "$seed" \
-            && cp -a "$CODE/target/release/deps" "$CODE/target/release/build" \
-                "$CODE/target/release/.fingerprint" "$seed/" \
+        rm -rf "$seed" && mkdir -p "$seed/deps" \
+            && cp -a "$CODE/target/release/build" "$CODE/target/release/.fingerprint" "$seed/" \
+            && (cd "$CODE/target/release/deps" && find . -maxdepth 1 -type f \( -name '*.*' -o -links +1 \) -print0 \
+                | xargs -0r cp -a -t "$seed/deps") \
             && mv "$seed" "$target/release" \
             || { rm -rf "$seed"; echo "    could not seed $target from $CODE/target/release; building from nothing" >&2; }
     fi

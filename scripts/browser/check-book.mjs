@@ -1,8 +1,11 @@
 // Checks the built book in headless Chromium the way a reader sees it:
 //   node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE
 //   node check-book.mjs --safety BOOK_DIR [PAGE.html...]
+//   node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE --only NAME
 // FILE is the chapter registry: `harness chapters --json` output, or
-// code/chapters.toml itself. Every chapter page, at a phone width and a
+// code/chapters.toml itself. With --only, the per-chapter checks visit
+// chapter NAME alone (a book that differs from one already checked by that
+// chapter); the checks of the whole book still run. Every chapter page, at a phone width and a
 // desktop width, in all five mdBook themes: no console errors, figures drawn,
 // inside the column and legible, tables that fit or scroll, search that finds
 // each chapter, and a print page that carries the figures. Every page of the
@@ -16,20 +19,26 @@ import crypto from "node:crypto";
 
 function usage(message) {
   if (message) console.error(`check-book: ${message}`);
-  console.error("usage: node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE\n" +
+  console.error("usage: node check-book.mjs BOOK_DIR SCREENSHOT_DIR --chapters FILE [--only NAME]\n" +
     "       node check-book.mjs --safety BOOK_DIR [PAGE.html...]");
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 const safetyOnly = args[0] === "--safety";
-let bookDir, shotDir, chaptersFile, safetyPages = [];
+let bookDir, shotDir, chaptersFile, only, safetyPages = [];
 if (safetyOnly) {
   [bookDir, ...safetyPages] = args.slice(1);
   if (!bookDir) usage();
 } else {
   const at = args.indexOf("--chapters");
   if (at >= 0) { chaptersFile = args[at + 1]; args.splice(at, 2); }
+  const o = args.indexOf("--only");
+  if (o >= 0) {
+    only = args[o + 1];
+    if (!only) usage("--only needs a chapter name");
+    args.splice(o, 2);
+  }
   [bookDir, shotDir] = args;
   if (!bookDir || !shotDir || args.length !== 2) usage();
   if (!chaptersFile) usage("--chapters FILE is required: the chapter list (JSON, or code/chapters.toml)");
@@ -82,6 +91,11 @@ function htmlPages(dir, prefix = "") {
 }
 
 const CHAPTERS = safetyOnly ? [] : loadChapters(chaptersFile);
+// The chapters whose pages the per-chapter checks visit.
+const VISITED = only === undefined ? CHAPTERS : CHAPTERS.filter((c) => c.name === only);
+if (only !== undefined && VISITED.length === 0) {
+  usage(`--only ${only}: no such chapter in ${chaptersFile} (it lists ${CHAPTERS.map((c) => c.name).join(", ")})`);
+}
 // A chapter in the list without a page, or a chapter the book exports results
 // for but the list lacks, would otherwise skip its checks without a word.
 {
@@ -272,9 +286,10 @@ for (const file of ["index.html", "findings.html"]) {
 }
 
 const figureCounts = {};
+const figureIds = {};
 const detailCounts = {};
 const offsets = {};
-for (const { name: chapter, search: keyword } of CHAPTERS) {
+for (const { name: chapter, search: keyword } of VISITED) {
   const file = `${chapter}.html`;
   for (const width of WIDTHS) {
     const { page, context, errors } = await open(file, { width });
@@ -294,7 +309,7 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
         const sizes = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
           .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
         const tips = [...svg.querySelectorAll("rect.tip")];
-        return { w: s.width, h: s.height, right: r.right, left: r.left,
+        return { id: fig.id, w: s.width, h: s.height, right: r.right, left: r.left,
           scrolls: ["auto", "scroll"].includes(getComputedStyle(fig).overflowX),
           wide: s.width > r.width + 1, smallest: Math.min(...sizes),
           // A point with an interval is drawn twice at one centre (its marker
@@ -326,6 +341,7 @@ for (const { name: chapter, search: keyword } of CHAPTERS) {
         pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1 };
     });
     figureCounts[chapter] = layout.figs.length;
+    figureIds[chapter] = layout.figs.map((f) => f.id);
     check(errors.length === 0, `${file} @${width}px: console errors: ${errors.join(" | ")}`);
     layout.figs.forEach((f, i) => {
       check(f.w > 0 && f.h > 0, `${file} @${width}px: figure ${i + 1} has no size`);
@@ -441,7 +457,7 @@ async function unresolved(links) {
 async function readerChecks() {
   const glossaryIds = await pageIds("glossary.html");
   check(glossaryIds !== null, "glossary.html is missing from the built book");
-  for (const { name: chapter } of CHAPTERS) {
+  for (const { name: chapter } of VISITED) {
     const file = `${chapter}.html`;
     const { page, context } = await open(file, { width: 1280 });
     const seen = await page.evaluate((chapter) => {
@@ -546,11 +562,19 @@ if (!safetyOnly) await readerChecks();
 if (!safetyOnly) {
   const { page, context, errors } = await open("print.html", { print: true });
   // One drawing of each figure is printed (a chart's wide one).
-  const sizes = await page.evaluate(() => [...document.querySelectorAll("figure.bench-figure")]
-    .map((f) => [...f.querySelectorAll("svg")].map((s) => s.getBoundingClientRect())
-      .map((r) => r.width * r.height).reduce((a, b) => Math.max(a, b), 0)));
-  const expected = Object.values(figureCounts).reduce((a, b) => a + b, 0);
-  check(sizes.length === expected, `print.html has ${sizes.length} figures, the chapters ${expected}`);
+  const drawn = await page.evaluate(() => [...document.querySelectorAll("figure.bench-figure")]
+    .map((f) => ({ id: f.id, size: [...f.querySelectorAll("svg")].map((s) => s.getBoundingClientRect())
+      .map((r) => r.width * r.height).reduce((a, b) => Math.max(a, b), 0) })));
+  const sizes = drawn.map((d) => d.size);
+  // Every figure of every chapter visited is printed, drawn; with all of
+  // them visited, the print page holds no other.
+  for (const id of Object.values(figureIds).flat()) {
+    check(drawn.some((d) => d.id === id && d.size > 0), `print.html does not draw the figure ${id}`);
+  }
+  if (only === undefined) {
+    const expected = Object.values(figureCounts).reduce((a, b) => a + b, 0);
+    check(sizes.length === expected, `print.html has ${sizes.length} figures, the chapters ${expected}`);
+  }
   check(sizes.every((a) => a > 0), "print.html has a figure of no size");
   check(errors.length === 0, `print.html: console errors: ${errors.join(" | ")}`);
   // Folded method detail is printed: every section is in the print page, open.
@@ -574,7 +598,7 @@ if (!safetyOnly) {
 const MAX_SCREENS = 15;
 const screens = {};
 if (!safetyOnly) {
-  for (const { name: chapter } of CHAPTERS) {
+  for (const { name: chapter } of VISITED) {
     const file = `${chapter}.html`;
     {
       const { page, context } = await open(file, { width: 1280 });
