@@ -341,10 +341,12 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
         .flatten()
         .map(|e| e.path())
         .find(|p| {
-            !p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("published-")
+            p.extension().is_some_and(|e| e == "json")
+                && !p
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("published-")
         })
         .unwrap();
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
@@ -370,8 +372,10 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
         .unwrap()
         .flatten()
         .map(|e| e.path())
+        // A results file, not a published dataset or the writer's lock.
         .find(|p| {
             p.is_file()
+                && p.extension().is_some_and(|e| e == "json")
                 && !p
                     .file_name()
                     .unwrap()

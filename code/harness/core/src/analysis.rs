@@ -175,6 +175,24 @@ impl Analysis {
         }
         Ok(())
     }
+
+    /// [`Analysis::validate`], and every verdict judged on `machine` (the
+    /// file's `provenance.machine.id`): a file renamed to another machine
+    /// would otherwise show that machine's id in its tables and this one's
+    /// in its verdicts.
+    pub fn validate_on(&self, machine: &str) -> Result<()> {
+        self.validate()?;
+        for (i, v) in self.verdicts.iter().enumerate() {
+            if let Some(m) = &v.machine {
+                ensure!(
+                    m == machine,
+                    "analysis.verdicts[{i}].machine is {m:?}, but the file was measured on \
+                     {machine:?} (provenance.machine.id): the two must name one machine"
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +231,19 @@ mod tests {
         assert_eq!(back.verdicts(&claims).unwrap()[0].claim.id, "C-1");
         let err = back.verdicts(&[]).unwrap_err().to_string();
         assert!(err.contains("\"C-1\""), "{err}");
+    }
+
+    #[test]
+    fn a_verdict_judged_on_another_machine_is_named() {
+        let a = analysis();
+        a.validate_on("m").unwrap();
+        let err = a.validate_on("other-host").unwrap_err().to_string();
+        assert!(
+            err.contains("analysis.verdicts[0].machine")
+                && err.contains("\"m\"")
+                && err.contains("\"other-host\""),
+            "{err}"
+        );
     }
 
     #[test]

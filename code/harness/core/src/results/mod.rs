@@ -363,7 +363,7 @@ pub fn read_results<D: Serialize + DeserializeOwned>(
     }
     check_identity(path, chapter, &file.provenance, file.release.as_ref())?;
     if let Some(a) = &file.analysis {
-        a.validate()
+        a.validate_on(&file.provenance.machine.id)
             .with_context(|| format!("{}: its analysis is not sound", path.display()))?;
     }
     if old && stored == file.checksum {
