@@ -6,6 +6,8 @@
 //! one place a number of bytes becomes a `[u8; N]`.
 use anyhow::{bail, Result};
 
+use crate::stack;
+
 /// A message type and the stock it is made from. `take` builds message `seq`
 /// from the stock, `give` hands a received message back and returns its
 /// sequence number. Neither allocates: the stock is prepared before timing.
@@ -20,9 +22,17 @@ pub trait Payload: Send + Sized + 'static {
 
 // ANCHOR: payload
 /// By value: every send copies all `N` bytes into the channel and every
-/// receive copies them out. The stock is a template to copy from.
+/// receive copies them out. The stock is a template to copy from, one page
+/// longer than a message: message `seq` is copied from the line
+/// [`stack::step`]`(seq)` of that page, so consecutive messages read from
+/// addresses far apart within a page, and over a burst every line comes up.
+/// Where the template sits on the heap relative to the channel's buffer
+/// would otherwise be one draw per process that decides how often a copy's
+/// loads are mistaken for ones depending on a store to the buffer (4K
+/// aliasing), the heap's share of what [`stack::shifted`] does for the
+/// stack.
 impl<const N: usize> Payload for [u8; N] {
-    type Stock = Box<[u8; N]>;
+    type Stock = Box<[u8]>;
     const BYTES: usize = N;
 
     fn stock(_burst: usize) -> Self::Stock {
@@ -30,11 +40,14 @@ impl<const N: usize> Payload for [u8; N] {
             N >= 8,
             "a payload holds at least its 8-byte sequence number"
         );
-        Box::new([0xA5; N])
+        vec![0xA5; N + stack::STEPS * stack::STEP_BYTES].into_boxed_slice()
     }
 
     fn take(stock: &mut Self::Stock, seq: u64) -> Self {
-        let mut msg: [u8; N] = **stock;
+        let at = stack::step(seq) * stack::STEP_BYTES;
+        let mut msg: [u8; N] = stock[at..at + N]
+            .try_into()
+            .expect("the stock is a page longer than a message");
         msg[..8].copy_from_slice(&seq.to_le_bytes());
         msg
     }
@@ -139,6 +152,40 @@ mod tests {
             PAYLOAD_SIZES[0], 8,
             "the smallest holds the sequence number"
         );
+    }
+
+    #[test]
+    fn by_value_messages_are_copied_from_every_line_of_a_page_in_turn() {
+        let mut stock = <[u8; 64]>::stock(1);
+        // Mark each line of the template's first page with its own number.
+        for line in 0..stack::STEPS {
+            stock[line * stack::STEP_BYTES + 8] = line as u8;
+        }
+        let base = stock.as_ptr() as usize;
+        let mut lines = Vec::new();
+        for seq in 0..stack::STEPS as u64 {
+            let msg = <[u8; 64]>::take(&mut stock, seq);
+            assert_eq!(
+                <[u8; 64]>::give(&mut stock, msg),
+                seq,
+                "the sequence number"
+            );
+            lines.push(msg[8] as usize);
+        }
+        assert_eq!(lines[0], 0);
+        assert_ne!(lines[1], 1, "neighbours in time sit apart in the page");
+        lines.sort_unstable();
+        assert_eq!(
+            lines,
+            (0..stack::STEPS).collect::<Vec<_>>(),
+            "every line once"
+        );
+        assert_eq!(stock.as_ptr() as usize, base, "take never moves the stock");
+        // The largest message still fits from the last line.
+        let mut big = <[u8; 32768]>::stock(1);
+        let last = (0..stack::STEPS as u64).find(|&s| stack::step(s) == stack::STEPS - 1);
+        let msg = <[u8; 32768]>::take(&mut big, last.unwrap());
+        assert_eq!(msg[32767], 0xA5);
     }
 
     #[test]
