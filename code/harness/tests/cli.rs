@@ -1,7 +1,7 @@
 //! The `harness` command line on bad input: errors name what is wrong, the
 //! exit code is non-zero, and nothing under the results folder changes.
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn harness(args: &[&str], results: &Path) -> Output {
@@ -336,19 +336,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
 
     // A results file touched: a new key, the page rendered again, the old
     // one removed.
-    let file = fs::read_dir(dir.path().join("alloc-probe"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.extension().is_some_and(|e| e == "json")
-                && !p
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("published-")
-        })
-        .unwrap();
+    let file = machine_file(&dir.path().join("alloc-probe"));
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     fs::File::options()
         .append(true)
@@ -465,19 +453,7 @@ fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_check
 #[test]
 fn judge_lists_what_to_judge_again_and_write_stores_what_judging_gives() {
     let committed = harness_core::code_dir().join("results/alloc-probe");
-    let machine_file = fs::read_dir(&committed)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.extension().is_some_and(|e| e == "json")
-                && !p
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("published-")
-        })
-        .expect("a committed alloc-probe results file");
+    let machine_file = machine_file(&committed);
     let mut v: serde_json::Value =
         serde_json::from_slice(&fs::read(&machine_file).unwrap()).unwrap();
     // Judged by older page code (a schema-2 file was judged by none).
@@ -541,4 +517,23 @@ fn judge_lists_what_to_judge_again_and_write_stores_what_judging_gives() {
         &harness(&["judge", "fan-out"], dir.path()),
         "unknown chapter \"fan-out\"",
     );
+}
+
+/// The machine's results file in a chapter's results folder: by its `.json`
+/// name (a folder a run wrote into also holds `.writer.lock`), not a
+/// published dataset.
+fn machine_file(dir: &Path) -> PathBuf {
+    fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && !p
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("published-")
+        })
+        .unwrap_or_else(|| panic!("no machine results file in {}", dir.display()))
 }
