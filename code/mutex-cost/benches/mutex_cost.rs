@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use mutex_cost::experiments::Tokio;
 use mutex_cost::workload::{expected_value, join_all_round, spawned_round};
 use mutex_cost::{
     uncontended, worker_counts, ActorCounter, AsyncLockCounter, Counter, FuturesMutexCounter,
@@ -24,7 +25,7 @@ fn published_shape<C: Counter>(c: &mut Criterion, name: &str) {
     let mut group = c.benchmark_group("published_shape_join_all");
     for futures in [1_000, 10_000, PUBLISHED_FUTURES] {
         group.bench_with_input(BenchmarkId::new(name, futures), &futures, |b, &futures| {
-            b.to_async(&rt).iter(|| async move {
+            b.to_async(Tokio(&rt)).iter(|| async move {
                 let value = join_all_round(Arc::new(C::start()), futures).await;
                 assert_eq!(value, expected_value(futures));
             })
@@ -38,7 +39,7 @@ fn contended<C: Counter>(c: &mut Criterion, name: &str) {
     for workers in worker_counts(mutex_cost::cores()) {
         let rt = runtime(workers);
         group.bench_function(BenchmarkId::new(name, format!("{workers}_workers")), |b| {
-            b.to_async(&rt).iter_custom(|rounds| async move {
+            b.to_async(Tokio(&rt)).iter_custom(|rounds| async move {
                 let mut timed = Duration::ZERO;
                 for _ in 0..rounds {
                     let counter = Arc::new(C::start());

@@ -19,6 +19,20 @@ use crate::workload::{
 };
 use crate::{Counter, Variant};
 
+/// The runtime criterion's `to_async` drives, as criterion's own tokio
+/// support would (its `block_on` is the runtime's). A newtype, so criterion
+/// needs no tokio of its own: the harness links criterion, and a tokio
+/// release measured with `scripts/fresh --with` then rebuilds only tokio and
+/// this chapter.
+#[derive(Clone, Copy)]
+pub struct Tokio<'a>(pub &'a Runtime);
+
+impl criterion::async_executor::AsyncExecutor for Tokio<'_> {
+    fn block_on<T>(&self, future: impl std::future::Future<Output = T>) -> T {
+        self.0.block_on(future)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuntimeUsed {
     /// `multi_thread` or `current_thread`.
@@ -227,7 +241,7 @@ pub fn time_join_all<C: Counter>(
     let id = join_all_id(variant, futures);
     // ANCHOR: published_timing
     let timing = lab.time(&id, sampling, |b| {
-        b.to_async(&rt).iter(|| {
+        b.to_async(Tokio(&rt)).iter(|| {
             let tally = tally.clone();
             async move {
                 let counter = Arc::new(C::start());
@@ -283,7 +297,7 @@ pub fn time_placed<C: Counter>(
     let expected = expected_value(futures);
     let id = placed_id(placement, variant, futures);
     let timing = lab.time(&id, sampling, |b| {
-        b.to_async(&rt).iter(|| {
+        b.to_async(Tokio(&rt)).iter(|| {
             let tally = tally.clone();
             async move {
                 let counter = Arc::new(C::start());
@@ -341,7 +355,7 @@ pub fn time_spawned<C: Counter>(
     let id = spawned_id(variant, futures, workers);
     // ANCHOR: contended_timing
     let timing = lab.time(&id, sampling, |b| {
-        b.to_async(&rt).iter_custom(|rounds| {
+        b.to_async(Tokio(&rt)).iter_custom(|rounds| {
             let tally = tally.clone();
             async move {
                 let mut timed = Duration::ZERO;

@@ -19,6 +19,20 @@ use crate::sink::SinkKind;
 use crate::sweep::time_job;
 use crate::Design;
 
+/// The runtime criterion's `to_async` drives, as criterion's own tokio
+/// support would (its `block_on` is the runtime's). A newtype, so criterion
+/// needs no tokio of its own: the harness links criterion, and a tokio
+/// release measured with `scripts/fresh --with` then rebuilds only tokio and
+/// this chapter.
+#[derive(Clone, Copy)]
+pub struct Tokio<'a>(pub &'a Runtime);
+
+impl criterion::async_executor::AsyncExecutor for Tokio<'_> {
+    fn block_on<T>(&self, future: impl std::future::Future<Output = T>) -> T {
+        self.0.block_on(future)
+    }
+}
+
 /// One step of the ladder at one worker count, as the results file keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LadderPoint {
@@ -97,7 +111,7 @@ pub fn time_step(
     }
     // ANCHOR: to_async
     let timing = lab.time(&id, sampling, |b| {
-        b.to_async(&rt).iter(|| iteration::run(&env));
+        b.to_async(Tokio(&rt)).iter(|| iteration::run(&env));
     })?;
     // ANCHOR_END: to_async
     let work = checked(env, rt, &sink, (design, step, workers))?;
