@@ -6,12 +6,15 @@
 #                           output printed as it comes
 #   side NAME COMMAND...    a step that times nothing: it starts at once, beside
 #                           the other side steps (at most $STEP_JOBS at a
-#                           time), its output kept and printed under its name
-#                           when it ends
-#   join                    waits for every side step (before a side step that
-#                           needs what an earlier one made)
-#   steps_end               waits, prints each step's time as a table, and
-#                           exits 1 naming the steps that failed
+#                           time, the long ones apart), its output kept and
+#                           printed under its name when it ends
+#   long NAME COMMAND...    a side step that runs on past the joins: only the
+#                           next alone step (or steps_end) waits for it
+#   join                    waits for every side step but the long ones (before
+#                           a side step that needs what an earlier one made)
+#   steps_end               waits, prints each step's time (wall clock and the
+#                           CPU time of its processes) as a table, and exits 1
+#                           naming the steps that failed
 # A step passes when COMMAND exits 0; it runs with `set -e` in a subshell, so
 # a shell function works as a step. After a failure no further step starts
 # (the ones running finish); the table marks them "not run".
@@ -27,20 +30,33 @@ if (( BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1) ))
     STEP_JOBS=1
 fi
 STEP_LOGS=$(mktemp -d)
-step_names=() step_kinds=() step_us=() step_state=()
+step_names=() step_kinds=() step_us=() step_cpu_ms=() step_state=()
 step_failed=0
-declare -A step_pid=()
+declare -A step_pid=() step_long=()
 steps_started=${EPOCHREALTIME/./}
 
 # _step_new NAME KIND: registers a step (the last one in the lists).
 _step_new() {
-    step_names+=("$1") step_kinds+=("$2") step_us+=(0) step_state+=(running)
+    step_names+=("$1") step_kinds+=("$2") step_us+=(0) step_cpu_ms+=(0) step_state+=(running)
 }
 
 # _step_skip NAME KIND: after a failure, the step is listed but not run.
 _step_skip() {
     _step_new "$1" "$2"
     step_state[-1]="not run"
+}
+
+# _cpu_ms FILE [FIRST]: CPU time (user and system, in milliseconds) from
+# what `times` wrote into FILE (run as `times >FILE` in the shell measured:
+# a command substitution would be a fresh process with nothing counted yet).
+# Line 1 is the shell's own, line 2 its children's (those it waited for);
+# FIRST=1 counts both, FIRST=2 the children only.
+_cpu_ms() {
+    awk -v first="${2:-2}" 'BEGIN { ms = 0 }
+    NR >= first {
+        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); ms += t[1] * 60000 + t[2] * 1000 }
+    }
+    END { printf "%d\n", ms }' "$1" 2>/dev/null || echo 0
 }
 
 # _step_done I RC: records how step I ended.
@@ -54,23 +70,65 @@ _step_done() {
     fi
 }
 
-# _reap_one: waits for one side step to end and prints its output.
+# _reap_one [PID...]: waits for one side step (one of PIDs, else any) to end
+# and prints its output.
 _reap_one() {
-    local pid="" rc=0 i
-    wait -n -p pid "${!step_pid[@]}" || rc=$?
-    [ -n "$pid" ] || return 0
+    local pid="" rc=0 i p
+    [ $# -gt 0 ] || set -- "${!step_pid[@]}"
+    while [ -z "${pid-}" ]; do
+        # A step that ended while this shell was busy elsewhere is no job
+        # to `wait -n` any more (bash keeps only its status, which a plain
+        # `wait` returns): such a step is taken first.
+        for p in "$@"; do
+            if ! kill -0 "$p" 2>/dev/null; then
+                pid=$p
+                wait "$pid" || rc=$?
+                break
+            fi
+        done
+        [ -z "${pid-}" ] || break
+        rc=0
+        wait -n -p pid "$@" 2>/dev/null || rc=$?
+    done
     i=${step_pid[$pid]}
-    unset "step_pid[$pid]"
+    unset "step_pid[$pid]" "step_long[$pid]"
     step_us[i]=$(cat "$STEP_LOGS/$i.us" 2>/dev/null || echo 0)
+    step_cpu_ms[i]=$(_cpu_ms "$STEP_LOGS/$i.times" 1)
     _step_done "$i" "$rc"
     echo "==> ${step_names[i]} (beside other steps)" >&2
     sed 's/^/  /' "$STEP_LOGS/$i.log" >&2
     echo "    ${step_names[i]}: ${step_state[i]} in $(_secs "${step_us[i]}") s" >&2
 }
 
-# join: waits for every side step.
+# _short: the side steps running that are not long ones, into `short`.
+_short() {
+    local pid
+    short=()
+    for pid in "${!step_pid[@]}"; do
+        [ -n "${step_long[$pid]-}" ] || short+=("$pid")
+    done
+}
+
+# join: waits for every side step but the long ones.
 join() {
+    local short
+    while _short; [ ${#short[@]} -gt 0 ]; do _reap_one "${short[@]}"; done
+}
+
+# join_all: waits for every side step, the long ones too.
+join_all() {
     while [ ${#step_pid[@]} -gt 0 ]; do _reap_one; done
+}
+
+# long NAME COMMAND...
+long() {
+    side "$@"
+    local pid
+    for pid in "${!step_pid[@]}"; do
+        if [ "${step_pid[$pid]}" = $((${#step_names[@]} - 1)) ]; then
+            step_long[$pid]=1 step_kinds[-1]=long
+        fi
+    done
 }
 
 # side NAME COMMAND...
@@ -78,7 +136,8 @@ side() {
     local name=$1; shift
     if [ $step_failed = 1 ]; then _step_skip "$name" side; return 0; fi
     if [ "$STEP_JOBS" = 1 ]; then alone_ "$name" side "$@"; return 0; fi
-    while [ ${#step_pid[@]} -ge "$STEP_JOBS" ]; do _reap_one; done
+    local short
+    while _short; [ ${#short[@]} -ge "$STEP_JOBS" ]; do _reap_one "${short[@]}"; done
     _step_new "$name" side
     local i=$((${#step_names[@]} - 1)) log="$STEP_LOGS/$((${#step_names[@]} - 1))"
     # Its own process group (set -m), so that an interrupted suite can end
@@ -86,7 +145,7 @@ side() {
     set -m
     (
         start=${EPOCHREALTIME/./}
-        trap 'echo $((${EPOCHREALTIME/./} - start)) >"$log.us"' EXIT
+        trap 'echo $((${EPOCHREALTIME/./} - start)) >"$log.us"; times >"$log.times"' EXIT
         set -e
         "$@"
     ) >"$log.log" 2>&1 </dev/null &
@@ -97,7 +156,7 @@ side() {
 # alone NAME COMMAND...
 alone() {
     local name=$1; shift
-    join
+    join_all
     if [ $step_failed = 1 ]; then _step_skip "$name" alone; return 0; fi
     alone_ "$name" alone "$@"
 }
@@ -108,6 +167,11 @@ alone_() {
     _step_new "$name" "$kind"
     echo "==> $name" >&2
     start=${EPOCHREALTIME/./}
+    # No side step runs now (alone waited for them), so what this shell's
+    # children used meanwhile is this step's.
+    times >"$STEP_LOGS/alone.times"
+    local cpu_before
+    cpu_before=$(_cpu_ms "$STEP_LOGS/alone.times")
     set +e
     (
         set -e
@@ -116,6 +180,8 @@ alone_() {
     rc=$?
     set -e
     step_us[-1]=$((${EPOCHREALTIME/./} - start))
+    times >"$STEP_LOGS/alone.times"
+    step_cpu_ms[-1]=$(($(_cpu_ms "$STEP_LOGS/alone.times") - cpu_before))
     _step_done $((${#step_names[@]} - 1)) "$rc"
     echo "    $name: ${step_state[-1]} in $(_secs "${step_us[-1]}") s" >&2
 }
@@ -136,24 +202,27 @@ steps_kill() {
 # steps_end TITLE: the table, then the verdict; exits 1 when a step failed.
 steps_end() {
     local title=$1 i n=${#step_names[@]} passed=0 failed=() skipped=0 width=24
-    join
+    join_all
     for ((i = 0; i < n; i++)); do
         ((${#step_names[i]} > width)) && width=${#step_names[i]}
     done
     {
         echo
-        printf '%-*s  %8s  %-5s  %s\n' "$width" step seconds how result
+        printf '%-*s  %8s  %8s  %-5s  %s\n' "$width" step seconds "cpu s" how result
         for ((i = 0; i < n; i++)); do
-            printf '%-*s  %8s  %-5s  %s\n' "$width" "${step_names[i]}" \
-                "$(_secs "${step_us[i]}")" "${step_kinds[i]}" "${step_state[i]}"
+            printf '%-*s  %8s  %8s  %-5s  %s\n' "$width" "${step_names[i]}" \
+                "$(_secs "${step_us[i]}")" "$(_secs $((step_cpu_ms[i] * 1000)))" \
+                "${step_kinds[i]}" "${step_state[i]}"
             case ${step_state[i]} in
                 passed) passed=$((passed + 1)) ;;
                 FAILED*) failed+=("${step_names[i]}") ;;
                 *) skipped=$((skipped + 1)) ;;
             esac
         done
-        printf '%-*s  %8s\n' "$width" "whole suite (wall clock)" \
-            "$(_secs $((${EPOCHREALTIME/./} - steps_started)))"
+        times >"$STEP_LOGS/all.times"
+        printf '%-*s  %8s  %8s\n' "$width" "whole suite (wall clock, CPU)" \
+            "$(_secs $((${EPOCHREALTIME/./} - steps_started)))" \
+            "$(_secs $(($(_cpu_ms "$STEP_LOGS/all.times") * 1000)))"
         echo
     } >&2
     rm -rf "$STEP_LOGS"
