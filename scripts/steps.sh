@@ -13,8 +13,10 @@
 #   join                    waits for every side step but the long ones (before
 #                           a side step that needs what an earlier one made)
 #   steps_end               waits, prints each step's time (wall clock and the
-#                           CPU time of its processes) as a table, and exits 1
-#                           naming the steps that failed
+#                           CPU time of the processes it waited for: not the
+#                           ones that leave their parent, as a browser's do;
+#                           the last line is the whole machine's) as a table,
+#                           and exits 1 naming the steps that failed
 # A step passes when COMMAND exits 0; it runs with `set -e` in a subshell, so
 # a shell function works as a step. After a failure no further step starts
 # (the ones running finish); the table marks them "not run".
@@ -34,6 +36,16 @@ step_names=() step_kinds=() step_us=() step_cpu_ms=() step_state=()
 step_failed=0
 declare -A step_pid=() step_long=()
 steps_started=${EPOCHREALTIME/./}
+
+# _busy_ms: the CPU time the whole machine has spent busy since boot, in
+# milliseconds (Linux: /proc/stat); empty elsewhere. Unlike a step's own
+# count it includes the processes no step waits for (Chromium's renderers).
+_busy_ms() {
+    local hz
+    [ -r /proc/stat ] && hz=$(getconf CLK_TCK 2>/dev/null) || return 0
+    awk -v hz="$hz" '$1 == "cpu" { printf "%d\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz; exit }' /proc/stat
+}
+steps_busy_started=$(_busy_ms)
 
 # _step_new NAME KIND: registers a step (the last one in the lists).
 _step_new() {
@@ -223,6 +235,12 @@ steps_end() {
         printf '%-*s  %8s  %8s\n' "$width" "whole suite (wall clock, CPU)" \
             "$(_secs $((${EPOCHREALTIME/./} - steps_started)))" \
             "$(_secs $(($(_cpu_ms "$STEP_LOGS/all.times") * 1000)))"
+        local busy
+        busy=$(_busy_ms)
+        if [ -n "$busy" ] && [ -n "$steps_busy_started" ]; then
+            printf '%-*s  %8s  %8s\n' "$width" "the machine meanwhile (every process)" "" \
+                "$(_secs $(((busy - steps_busy_started) * 1000)))"
+        fi
         echo
     } >&2
     rm -rf "$STEP_LOGS"
