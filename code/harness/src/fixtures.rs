@@ -148,9 +148,16 @@ pub fn shows_point(shown: &str, e: &harness_core::values::Estimate) -> bool {
 /// the file (`code/results/<chapter>/<machine>.json`).
 pub fn committed_results(chapter: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     let root = harness_core::code_dir().join("results");
-    let dir = root.join(chapter);
-    let file = std::fs::read_dir(&dir)
-        .expect("the chapter has committed results")
+    let file = machine_file(&root.join(chapter));
+    (root, file)
+}
+
+/// The machine's results file in a chapter's results folder: by its `.json`
+/// name (a folder a run wrote into also holds `.writer.lock`), not a
+/// published dataset.
+pub fn machine_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
         .find(|p| {
@@ -159,8 +166,7 @@ pub fn committed_results(chapter: &str) -> (std::path::PathBuf, std::path::PathB
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with("published-"))
         })
-        .expect("a committed results file");
-    (root, file)
+        .unwrap_or_else(|| panic!("no machine results file in {}", dir.display()))
 }
 
 /// A copy of `chapter`'s committed results file in a temporary results

@@ -1,8 +1,10 @@
 //! The `harness` command line on bad input: errors name what is wrong, the
 //! exit code is non-zero, and nothing under the results folder changes.
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+use harness::fixtures::{committed_results, machine_file};
 
 fn harness(args: &[&str], results: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_harness"))
@@ -355,22 +357,7 @@ fn a_page_is_rendered_once_and_read_from_the_cache_until_its_results_change() {
 
 #[test]
 fn convert_rewrites_schema_1_files_only_when_every_one_passes_its_chapters_checks() {
-    let committed = harness_core::code_dir().join("results/alloc-probe");
-    let machine_file = fs::read_dir(&committed)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        // A results file, not a published dataset or the writer's lock.
-        .find(|p| {
-            p.is_file()
-                && p.extension().is_some_and(|e| e == "json")
-                && !p
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("published-")
-        })
-        .expect("a committed alloc-probe results file");
+    let (_, machine_file) = committed_results("alloc-probe");
     let name = machine_file.file_name().unwrap().to_owned();
     let mut v: serde_json::Value =
         serde_json::from_slice(&fs::read(&machine_file).unwrap()).unwrap();
@@ -517,23 +504,4 @@ fn judge_lists_what_to_judge_again_and_write_stores_what_judging_gives() {
         &harness(&["judge", "fan-out"], dir.path()),
         "unknown chapter \"fan-out\"",
     );
-}
-
-/// The machine's results file in a chapter's results folder: by its `.json`
-/// name (a folder a run wrote into also holds `.writer.lock`), not a
-/// published dataset.
-fn machine_file(dir: &Path) -> PathBuf {
-    fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.extension().is_some_and(|e| e == "json")
-                && !p
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("published-")
-        })
-        .unwrap_or_else(|| panic!("no machine results file in {}", dir.display()))
 }
