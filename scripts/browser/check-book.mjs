@@ -285,139 +285,16 @@ for (const file of ["index.html", "findings.html"]) {
   }
 }
 
+// ---- Every chapter page as a reader meets it, each page loaded as few
+// times as the checks allow: once at 375 px; once at 1280 px in the light
+// theme, where the first screen, the colours and screenshot, the main line
+// with every fold closed and the layout with every fold open are read in
+// that order (each leaves the folds as the next expects); once in each other
+// theme, which a page takes when it loads.
 const figureCounts = {};
 const figureIds = {};
 const detailCounts = {};
 const offsets = {};
-for (const { name: chapter, search: keyword } of VISITED) {
-  const file = `${chapter}.html`;
-  for (const width of WIDTHS) {
-    const { page, context, errors } = await open(file, { width });
-    const layout = await page.evaluate(() => {
-      const main = document.querySelector("main").getBoundingClientRect();
-      // A figure in a machine switch's hidden panel is checked when shown.
-      const figs = [...document.querySelectorAll("figure.bench-figure")]
-        .filter((fig) => !fig.closest(".machine-panel") || fig.closest(".machine-panel").getBoundingClientRect().height > 0)
-        .map((fig) => {
-        const r = fig.getBoundingClientRect();
-        // A chart is drawn twice, wide and for a phone; the page shows one.
-        const svg = [...fig.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0) || fig.querySelector("svg");
-        const s = svg.getBoundingClientRect();
-        const scale = s.width / svg.viewBox.baseVal.width;
-        // The smallest text as drawn: its font size in the SVG's units times
-        // the scale the page draws the SVG at.
-        const sizes = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
-          .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
-        const tips = [...svg.querySelectorAll("rect.tip")];
-        return { id: fig.id, w: s.width, h: s.height, right: r.right, left: r.left,
-          scrolls: ["auto", "scroll"].includes(getComputedStyle(fig).overflowX),
-          wide: s.width > r.width + 1, smallest: Math.min(...sizes),
-          // A point with an interval is drawn twice at one centre (its marker
-          // and the error bar's): count places, not circles.
-          points: new Set([...svg.querySelectorAll("circle")].map((c) => `${c.getAttribute("cx")},${c.getAttribute("cy")}`)).size,
-          tipPlaces: new Set(tips.map((t) => `${t.getAttribute("x")},${t.getAttribute("y")}`)).size,
-          tips: tips.length,
-          tipsWithValues: tips.filter((t) => /[0-9]/.test(t.querySelector("title")?.textContent || "")).length };
-      });
-      // A table scrolls inside mdBook's .table-wrapper when it cannot fit.
-      const tables = [...document.querySelectorAll("main table")].map((t) => {
-        const box = t.closest(".table-wrapper") || t;
-        const r = box.getBoundingClientRect();
-        const style = getComputedStyle(box);
-        return { right: r.right, scrolls: ["auto", "scroll"].includes(style.overflowX), wide: box.scrollWidth > box.clientWidth + 1 };
-      });
-      const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : null;
-      const details = [...document.querySelectorAll("main details")].map((d) => {
-        d.open = true;
-        const body = [...d.children].filter((c) => c.tagName !== "SUMMARY");
-        const shown = body.some((c) => c.getBoundingClientRect().height > 0);
-        return { summary: d.querySelector("summary")?.textContent.trim() || "", shown };
-      });
-      return { main: { left: main.left, right: main.right }, figs, tables, details,
-        firstVerdict: top(document.querySelector(".answer-verdicts .verdict")),
-        anyVerdict: top(document.querySelector("main .verdict")),
-        firstFigure: top(document.querySelector("figure.bench-figure")),
-        viewport: window.innerHeight,
-        pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1 };
-    });
-    figureCounts[chapter] = layout.figs.length;
-    figureIds[chapter] = layout.figs.map((f) => f.id);
-    check(errors.length === 0, `${file} @${width}px: console errors: ${errors.join(" | ")}`);
-    layout.figs.forEach((f, i) => {
-      check(f.w > 0 && f.h > 0, `${file} @${width}px: figure ${i + 1} has no size`);
-      check(f.right <= layout.main.right + 1 && f.left >= layout.main.left - 1 && (!f.wide || f.scrolls),
-        `${file} @${width}px: figure ${i + 1} spills out of the column`);
-      check(f.smallest >= 11, `${file} @${width}px: figure ${i + 1} draws text at ${f.smallest.toFixed(1)} px (< 11)`);
-      check(f.tips >= 1 && f.tipPlaces >= f.points && f.tipsWithValues === f.tips,
-        `${file} @${width}px: figure ${i + 1} has ${f.tipsWithValues} tooltips with values for ${f.points} points`);
-    });
-    // Answer first: every chapter opens with its verdicts (the `answer`
-    // exhibit) and the figure that answers its question, both within one
-    // and a half screens of the top.
-    const limit = 1.5 * layout.viewport;
-    check(layout.firstVerdict !== null && layout.firstVerdict <= limit,
-      `${file} @${width}px: first verdict at ${layout.firstVerdict ?? "none"} px, not within ${limit} (does the page open with the answer exhibit?)`);
-    check(layout.firstFigure !== null && layout.firstFigure <= limit,
-      `${file} @${width}px: first figure at ${layout.firstFigure ?? "none"} px, not within ${limit}`);
-    if (width === 1280) offsets[chapter] = { verdict: layout.anyVerdict, figure: layout.firstFigure };
-    layout.details.forEach((d, i) => check(d.summary && d.shown,
-      `${file} @${width}px: folded section ${i + 1} ("${d.summary}") does not open`));
-    detailCounts[chapter] = layout.details.map((d) => d.summary);
-    layout.tables.forEach((t, i) => check(t.right <= layout.main.right + 1 && (!t.wide || t.scrolls),
-      `${file} @${width}px: table ${i + 1} neither fits nor scrolls`));
-    check(!layout.pageOverflow, `${file} @${width}px: the page scrolls sideways`);
-    const outside = await badgesOutside(page);
-    check(outside.length === 0, `${file} @${width}px: verdict badges run past the column: ${outside.join("; ")}`);
-    await context.close();
-  }
-
-  for (const theme of THEMES) {
-    const { page, context } = await open(file, { theme });
-    const bad = await page.evaluate(`(() => { ${contrastJs()}
-      let bg = getComputedStyle(document.body).backgroundColor;
-      if (bg === "rgba(0, 0, 0, 0)") bg = getComputedStyle(document.documentElement).backgroundColor;
-      const problems = [];
-      document.querySelectorAll("figure.bench-figure svg").forEach((svg, i) => {
-        svg.querySelectorAll("text").forEach((t) => {
-          if (!t.textContent.trim()) return;
-          // A label drawn on a shape (a flame graph's frame) is read against
-          // that shape, not the page.
-          const under = t.closest("g.frame")?.querySelector("rect.frame");
-          const k = contrast(getComputedStyle(t).fill, under ? getComputedStyle(under).fill : bg);
-          if (k < 4.5) problems.push("figure " + (i + 1) + " text '" + t.textContent.trim() + "' contrast " + k.toFixed(2));
-        });
-        svg.querySelectorAll("polyline, path, circle, rect").forEach((el) => {
-          const cs = getComputedStyle(el);
-          if (Number(cs.opacity) < 0.5) return;
-          for (const paint of [cs.stroke, cs.fill]) {
-            if (!paint || paint === "none" || !paint.startsWith("rgb(")) continue;
-            const k = contrast(paint, bg);
-            if (k < 3) { problems.push("figure " + (i + 1) + " mark " + paint + " contrast " + k.toFixed(2)); return; }
-          }
-        });
-      });
-      return [...new Set(problems)].slice(0, 5);
-    })()`);
-    check(bad.length === 0, `${file} in ${theme}: ${bad.join("; ")}`);
-    if (theme === "light" || theme === "coal") {
-      fs.mkdirSync(shotDir, { recursive: true });
-      await page.screenshot({ path: path.join(shotDir, `${chapter}-${theme}.png`), fullPage: true });
-    }
-    await context.close();
-  }
-
-  // Search: the chapter is among the results for its keyword.
-  {
-    const { page, context } = await open("index.html");
-    await page.click("#search-toggle");
-    await page.locator("#searchbar").pressSequentially(keyword);
-    const found = await page.waitForFunction((ch) => [...document.querySelectorAll("#searchresults a")]
-      .some((a) => a.getAttribute("href").startsWith(ch + ".html")), chapter, { timeout: 10000 })
-      .then(() => true, () => false);
-    check(found, `search for "${keyword}" does not find ${chapter}`);
-    await context.close();
-  }
-}
 
 // ---- What a reader meets first (issue 40, content): the answer under each
 // chapter's question, no internal term in a chapter's first screen or in
@@ -454,55 +331,278 @@ async function unresolved(links) {
   return bad;
 }
 
-async function readerChecks() {
+// The main line and the notebook (issue 40, deliverables 4 and 5): a chapter
+// read with every fold closed fits in MAX_SCREENS screens at 1280x900; no
+// table the reader meets with folds closed is wider than the column at
+// 1280 px (a wide one may sit in a fold beside its CSV); at 375 px no figure
+// but a flame graph is wider than the column, and its text is drawn at 11 px
+// or more; the print page opens every fold of the book.
+const MAX_SCREENS = 15;
+const screens = {};
+
+// The layout at WIDTH: figures, tables and badges inside the column, every
+// fold opens, the answer first (figures and tables read with the folds as
+// the page has them; every fold is open afterwards).
+async function layoutAt(page, errors, file, chapter, width) {
+  const layout = await page.evaluate(() => {
+    const main = document.querySelector("main").getBoundingClientRect();
+    // A figure in a machine switch's hidden panel is checked when shown.
+    const figs = [...document.querySelectorAll("figure.bench-figure")]
+      .filter((fig) => !fig.closest(".machine-panel") || fig.closest(".machine-panel").getBoundingClientRect().height > 0)
+      .map((fig) => {
+      const r = fig.getBoundingClientRect();
+      // A chart is drawn twice, wide and for a phone; the page shows one.
+      const svg = [...fig.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0) || fig.querySelector("svg");
+      const s = svg.getBoundingClientRect();
+      const scale = s.width / svg.viewBox.baseVal.width;
+      // The smallest text as drawn: its font size in the SVG's units times
+      // the scale the page draws the SVG at.
+      const sizes = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
+        .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+      const tips = [...svg.querySelectorAll("rect.tip")];
+      return { id: fig.id, w: s.width, h: s.height, right: r.right, left: r.left,
+        scrolls: ["auto", "scroll"].includes(getComputedStyle(fig).overflowX),
+        wide: s.width > r.width + 1, smallest: Math.min(...sizes),
+        // A point with an interval is drawn twice at one centre (its marker
+        // and the error bar's): count places, not circles.
+        points: new Set([...svg.querySelectorAll("circle")].map((c) => `${c.getAttribute("cx")},${c.getAttribute("cy")}`)).size,
+        tipPlaces: new Set(tips.map((t) => `${t.getAttribute("x")},${t.getAttribute("y")}`)).size,
+        tips: tips.length,
+        tipsWithValues: tips.filter((t) => /[0-9]/.test(t.querySelector("title")?.textContent || "")).length };
+    });
+    // A table scrolls inside mdBook's .table-wrapper when it cannot fit.
+    const tables = [...document.querySelectorAll("main table")].map((t) => {
+      const box = t.closest(".table-wrapper") || t;
+      const r = box.getBoundingClientRect();
+      const style = getComputedStyle(box);
+      return { right: r.right, scrolls: ["auto", "scroll"].includes(style.overflowX), wide: box.scrollWidth > box.clientWidth + 1 };
+    });
+    const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : null;
+    const details = [...document.querySelectorAll("main details")].map((d) => {
+      d.open = true;
+      const body = [...d.children].filter((c) => c.tagName !== "SUMMARY");
+      const shown = body.some((c) => c.getBoundingClientRect().height > 0);
+      return { summary: d.querySelector("summary")?.textContent.trim() || "", shown };
+    });
+    return { main: { left: main.left, right: main.right }, figs, tables, details,
+      firstVerdict: top(document.querySelector(".answer-verdicts .verdict")),
+      anyVerdict: top(document.querySelector("main .verdict")),
+      firstFigure: top(document.querySelector("figure.bench-figure")),
+      viewport: window.innerHeight,
+      pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1 };
+  });
+  figureCounts[chapter] = layout.figs.length;
+  figureIds[chapter] = layout.figs.map((f) => f.id);
+  check(errors.length === 0, `${file} @${width}px: console errors: ${errors.join(" | ")}`);
+  layout.figs.forEach((f, i) => {
+    check(f.w > 0 && f.h > 0, `${file} @${width}px: figure ${i + 1} has no size`);
+    check(f.right <= layout.main.right + 1 && f.left >= layout.main.left - 1 && (!f.wide || f.scrolls),
+      `${file} @${width}px: figure ${i + 1} spills out of the column`);
+    check(f.smallest >= 11, `${file} @${width}px: figure ${i + 1} draws text at ${f.smallest.toFixed(1)} px (< 11)`);
+    check(f.tips >= 1 && f.tipPlaces >= f.points && f.tipsWithValues === f.tips,
+      `${file} @${width}px: figure ${i + 1} has ${f.tipsWithValues} tooltips with values for ${f.points} points`);
+  });
+  // Answer first: every chapter opens with its verdicts (the `answer`
+  // exhibit) and the figure that answers its question, both within one
+  // and a half screens of the top.
+  const limit = 1.5 * layout.viewport;
+  check(layout.firstVerdict !== null && layout.firstVerdict <= limit,
+    `${file} @${width}px: first verdict at ${layout.firstVerdict ?? "none"} px, not within ${limit} (does the page open with the answer exhibit?)`);
+  check(layout.firstFigure !== null && layout.firstFigure <= limit,
+    `${file} @${width}px: first figure at ${layout.firstFigure ?? "none"} px, not within ${limit}`);
+  if (width === 1280) offsets[chapter] = { verdict: layout.anyVerdict, figure: layout.firstFigure };
+  layout.details.forEach((d, i) => check(d.summary && d.shown,
+    `${file} @${width}px: folded section ${i + 1} ("${d.summary}") does not open`));
+  detailCounts[chapter] = layout.details.map((d) => d.summary);
+  layout.tables.forEach((t, i) => check(t.right <= layout.main.right + 1 && (!t.wide || t.scrolls),
+    `${file} @${width}px: table ${i + 1} neither fits nor scrolls`));
+  check(!layout.pageOverflow, `${file} @${width}px: the page scrolls sideways`);
+  const outside = await badgesOutside(page);
+  check(outside.length === 0, `${file} @${width}px: verdict badges run past the column: ${outside.join("; ")}`);
+}
+
+// A theme's colours: figure text and marks legible on the page; the light
+// and coal themes' screenshots.
+async function colours(page, file, chapter, theme) {
+  const bad = await page.evaluate(`(() => { ${contrastJs()}
+    let bg = getComputedStyle(document.body).backgroundColor;
+    if (bg === "rgba(0, 0, 0, 0)") bg = getComputedStyle(document.documentElement).backgroundColor;
+    const problems = [];
+    document.querySelectorAll("figure.bench-figure svg").forEach((svg, i) => {
+      svg.querySelectorAll("text").forEach((t) => {
+        if (!t.textContent.trim()) return;
+        // A label drawn on a shape (a flame graph's frame) is read against
+        // that shape, not the page.
+        const under = t.closest("g.frame")?.querySelector("rect.frame");
+        const k = contrast(getComputedStyle(t).fill, under ? getComputedStyle(under).fill : bg);
+        if (k < 4.5) problems.push("figure " + (i + 1) + " text '" + t.textContent.trim() + "' contrast " + k.toFixed(2));
+      });
+      svg.querySelectorAll("polyline, path, circle, rect").forEach((el) => {
+        const cs = getComputedStyle(el);
+        if (Number(cs.opacity) < 0.5) return;
+        for (const paint of [cs.stroke, cs.fill]) {
+          if (!paint || paint === "none" || !paint.startsWith("rgb(")) continue;
+          const k = contrast(paint, bg);
+          if (k < 3) { problems.push("figure " + (i + 1) + " mark " + paint + " contrast " + k.toFixed(2)); return; }
+        }
+      });
+    });
+    return [...new Set(problems)].slice(0, 5);
+  })()`);
+  check(bad.length === 0, `${file} in ${theme}: ${bad.join("; ")}`);
+  if (theme === "light" || theme === "coal") {
+    fs.mkdirSync(shotDir, { recursive: true });
+    await page.screenshot({ path: path.join(shotDir, `${chapter}-${theme}.png`), fullPage: true });
+  }
+}
+
+// What a reader meets first: the answer under the question, no internal
+// term in the first screen, a summary, glossary links that resolve.
+async function firstScreen(page, file, chapter, glossaryIds) {
+  const seen = await page.evaluate((chapter) => {
+    const main = document.querySelector("main");
+    const answer = main.querySelector(`.answer-first[data-answer="${chapter}"]`);
+    // The text a reader sees without scrolling: every text node whose box
+    // starts within the first 900 px, folds left closed.
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+    const first = [];
+    for (let n; (n = walker.nextNode());) {
+      if (!n.nodeValue.trim() || n.parentElement.closest("svg, title")) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      const r = range.getBoundingClientRect();
+      if (r.height > 0 && r.top < 900) first.push(n.nodeValue);
+    }
+    return {
+      answer: answer ? {
+        top: answer.getBoundingClientRect().top + window.scrollY,
+        numbers: [...answer.querySelectorAll(".answer-number")].map((n) => n.textContent.trim()),
+        machine: answer.querySelector(".answer-machine")?.textContent || "",
+      } : null,
+      firstScreen: first.join(" "),
+      glossary: [...main.querySelectorAll("a[href*='glossary.html#']")].map((a) => a.getAttribute("href")),
+      terms: window.BOOK_GLOSSARY_TERMS || [],
+      summary: main.querySelectorAll("ul.summary-list li").length,
+    };
+  }, chapter);
+  check(seen.answer !== null, `${file}: no answer under the question (the in-short exhibit)`);
+  if (seen.answer) {
+    check(seen.answer.top < 900, `${file}: the answer starts at ${Math.round(seen.answer.top)} px, below the first screen`);
+    check(seen.answer.numbers.length > 0 && seen.answer.numbers.every((n) => /\d/.test(n)),
+      `${file}: the answer prints no measured number (${seen.answer.numbers.join(", ")})`);
+    check(/Measured on an? \d+-core /.test(seen.answer.machine), `${file}: the answer does not name the machine class ("${seen.answer.machine}")`);
+  }
+  const terms = internalTerms(seen.firstScreen);
+  check(terms.length === 0, `${file} @1280x900: internal terms in the first screen: ${terms.join(", ")}`);
+  check(seen.summary > 0, `${file}: no summary list at the end`);
+  check(seen.glossary.length > 0, `${file}: no term links to the glossary`);
+  const root = (h) => h.replace(/^(\.\/)+/, "");
+  const bad = await unresolved(seen.glossary.map(root));
+  check(bad.length === 0, `${file}: glossary links that do not resolve: ${bad.join("; ")}`);
+  if (glossaryIds) {
+    const missing = seen.terms.filter((t) => !glossaryIds.has(t));
+    check(missing.length === 0, `theme/glossary.js links terms the glossary does not define: ${missing.join(", ")}`);
+  }
+}
+
+// The main line at 1280 px: every fold closed (then put back as it was).
+async function mainLine(page, file, chapter) {
+  const wasOpen = await page.evaluate(() => [...document.querySelectorAll("main details")].map((d) => d.open));
+  const m = await page.evaluate(() => {
+    for (const d of document.querySelectorAll("main details")) d.open = false;
+    const main = document.querySelector("main");
+    const column = main.getBoundingClientRect();
+    const wide = [...main.querySelectorAll("table")]
+      .filter((t) => !t.closest("details:not([open])") && t.getBoundingClientRect().height > 0)
+      .filter((t) => t.scrollWidth > column.width + 1)
+      .map((t) => {
+        const head = [...t.querySelectorAll("th")].map((th) => th.textContent.trim()).slice(0, 3).join(" | ");
+        return `${Math.round(t.scrollWidth)} px (${head.slice(0, 60)})`;
+      });
+    return { height: document.documentElement.scrollHeight, viewport: window.innerHeight,
+      column: Math.round(column.width), wide,
+      tables: [...main.querySelectorAll("table")].length };
+  });
+  const n = m.height / m.viewport;
+  screens[chapter] = { ...screens[chapter], screens: n, wide: m.wide.length, tables: m.tables };
+  check(n <= MAX_SCREENS, `${file} @1280px: the main line is ${n.toFixed(1)} screens with every fold closed (at most ${MAX_SCREENS})`);
+  check(m.wide.length === 0,
+    `${file} @1280px: ${m.wide.length} table(s) outside the folds wider than the ${m.column}-px column: ${m.wide.join("; ")}`);
+  await page.evaluate((open) => document.querySelectorAll("main details").forEach((d, i) => { d.open = open[i]; }), wasOpen);
+}
+
+// At 375 px, every fold open: no figure but a flame graph wider than the
+// column, its text at 11 px or more.
+async function phoneFigures(page, file, chapter) {
+  const bad = await page.evaluate(() => {
+    for (const d of document.querySelectorAll("main details")) d.open = true;
+    const column = document.querySelector("main").getBoundingClientRect();
+    return [...document.querySelectorAll("main figure.bench-figure")]
+      .filter((f) => !f.querySelector("svg.flame-svg"))
+      .filter((f) => !f.closest(".machine-panel") || f.closest(".machine-panel").getBoundingClientRect().height > 0)
+      .map((f) => {
+        const svg = [...f.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
+        if (!svg) return `${f.id}: no drawing shown`;
+        const r = svg.getBoundingClientRect();
+        const scale = r.width / svg.viewBox.baseVal.width;
+        const smallest = Math.min(...[...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
+          .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+        const problems = [];
+        if (r.width > column.width + 1 || r.right > column.right + 1 || f.scrollWidth > f.clientWidth + 1) {
+          problems.push(`${Math.round(r.width)} px wide in a ${Math.round(column.width)}-px column`);
+        }
+        if (!(smallest >= 11)) problems.push(`text drawn at ${smallest.toFixed(1)} px`);
+        return problems.length ? `${f.id}: ${problems.join(", ")}` : null;
+      })
+      .filter(Boolean);
+  });
+  screens[chapter] = { ...screens[chapter], figures375: bad.length };
+  check(bad.length === 0, `${file} @375px: ${bad.length} figure(s) do not fit the column: ${bad.join("; ")}`);
+}
+
+if (!safetyOnly) {
   const glossaryIds = await pageIds("glossary.html");
   check(glossaryIds !== null, "glossary.html is missing from the built book");
   for (const { name: chapter } of VISITED) {
     const file = `${chapter}.html`;
-    const { page, context } = await open(file, { width: 1280 });
-    const seen = await page.evaluate((chapter) => {
-      const main = document.querySelector("main");
-      const answer = main.querySelector(`.answer-first[data-answer="${chapter}"]`);
-      // The text a reader sees without scrolling: every text node whose box
-      // starts within the first 900 px, folds left closed.
-      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
-      const first = [];
-      for (let n; (n = walker.nextNode());) {
-        if (!n.nodeValue.trim() || n.parentElement.closest("svg, title")) continue;
-        const range = document.createRange();
-        range.selectNodeContents(n);
-        const r = range.getBoundingClientRect();
-        if (r.height > 0 && r.top < 900) first.push(n.nodeValue);
-      }
-      return {
-        answer: answer ? {
-          top: answer.getBoundingClientRect().top + window.scrollY,
-          numbers: [...answer.querySelectorAll(".answer-number")].map((n) => n.textContent.trim()),
-          machine: answer.querySelector(".answer-machine")?.textContent || "",
-        } : null,
-        firstScreen: first.join(" "),
-        glossary: [...main.querySelectorAll("a[href*='glossary.html#']")].map((a) => a.getAttribute("href")),
-        terms: window.BOOK_GLOSSARY_TERMS || [],
-        summary: main.querySelectorAll("ul.summary-list li").length,
-      };
-    }, chapter);
-    check(seen.answer !== null, `${file}: no answer under the question (the in-short exhibit)`);
-    if (seen.answer) {
-      check(seen.answer.top < 900, `${file}: the answer starts at ${Math.round(seen.answer.top)} px, below the first screen`);
-      check(seen.answer.numbers.length > 0 && seen.answer.numbers.every((n) => /\d/.test(n)),
-        `${file}: the answer prints no measured number (${seen.answer.numbers.join(", ")})`);
-      check(/Measured on an? \d+-core /.test(seen.answer.machine), `${file}: the answer does not name the machine class ("${seen.answer.machine}")`);
+    {
+      const { page, context, errors } = await open(file, { width: 375 });
+      await layoutAt(page, errors, file, chapter, 375);
+      await phoneFigures(page, file, chapter);
+      await context.close();
     }
-    const terms = internalTerms(seen.firstScreen);
-    check(terms.length === 0, `${file} @1280x900: internal terms in the first screen: ${terms.join(", ")}`);
-    check(seen.summary > 0, `${file}: no summary list at the end`);
-    check(seen.glossary.length > 0, `${file}: no term links to the glossary`);
-    const root = (h) => h.replace(/^(\.\/)+/, "");
-    const bad = await unresolved(seen.glossary.map(root));
-    check(bad.length === 0, `${file}: glossary links that do not resolve: ${bad.join("; ")}`);
-    if (glossaryIds) {
-      const missing = seen.terms.filter((t) => !glossaryIds.has(t));
-      check(missing.length === 0, `theme/glossary.js links terms the glossary does not define: ${missing.join(", ")}`);
+    {
+      const { page, context, errors } = await open(file, { width: 1280 });
+      await firstScreen(page, file, chapter, glossaryIds);
+      await colours(page, file, chapter, "light");
+      await mainLine(page, file, chapter);
+      await layoutAt(page, errors, file, chapter, 1280);
+      await context.close();
+    }
+    for (const theme of THEMES.filter((t) => t !== "light")) {
+      const { page, context } = await open(file, { theme });
+      await colours(page, file, chapter, theme);
+      await context.close();
+    }
+  }
+
+  // Search: each chapter is among the results for its keyword. One page,
+  // cleared between keywords (a cleared search bar shows no result).
+  {
+    const { page, context } = await open("index.html");
+    await page.click("#search-toggle");
+    const bar = page.locator("#searchbar");
+    for (const { name: chapter, search: keyword } of VISITED) {
+      await bar.press("Control+A");
+      await bar.press("Backspace");
+      const cleared = await page.waitForFunction(() => document.querySelectorAll("#searchresults a").length === 0,
+        null, { timeout: 10000 }).then(() => true, () => false);
+      check(cleared, `search: the results of the previous keyword stay after clearing the bar`);
+      await bar.pressSequentially(keyword);
+      const found = await page.waitForFunction((ch) => [...document.querySelectorAll("#searchresults a")]
+        .some((a) => a.getAttribute("href").startsWith(ch + ".html")), chapter, { timeout: 10000 })
+        .then(() => true, () => false);
+      check(found, `search for "${keyword}" does not find ${chapter}`);
     }
     await context.close();
   }
@@ -556,7 +656,6 @@ async function readerChecks() {
   check(firstLink === "what-to-use.html", `index.html: the first link is ${firstLink}, not what-to-use.html`);
   await intro.context.close();
 }
-if (!safetyOnly) await readerChecks();
 
 // The print page carries every chapter's figures, drawn.
 if (!safetyOnly) {
@@ -585,83 +684,13 @@ if (!safetyOnly) {
   for (const summary of folded) {
     check(printed.some((d) => d.summary === summary && d.shown), `print.html does not show the folded section "${summary}"`);
   }
-  await context.close();
-}
-
-// ---------------------------------------------------------------------------
-// The main line and the notebook (issue 40, deliverables 4 and 5): a chapter
-// read with every fold closed fits in MAX_SCREENS screens at 1280x900; no
-// table the reader meets with folds closed is wider than the column at
-// 1280 px (a wide one may sit in a fold beside its CSV); at 375 px no figure
-// but a flame graph is wider than the column, and its text is drawn at 11 px
-// or more; the print page opens every fold of the book.
-const MAX_SCREENS = 15;
-const screens = {};
-if (!safetyOnly) {
-  for (const { name: chapter } of VISITED) {
-    const file = `${chapter}.html`;
-    {
-      const { page, context } = await open(file, { width: 1280 });
-      const m = await page.evaluate(() => {
-        for (const d of document.querySelectorAll("main details")) d.open = false;
-        const main = document.querySelector("main");
-        const column = main.getBoundingClientRect();
-        const wide = [...main.querySelectorAll("table")]
-          .filter((t) => !t.closest("details:not([open])") && t.getBoundingClientRect().height > 0)
-          .filter((t) => t.scrollWidth > column.width + 1)
-          .map((t) => {
-            const head = [...t.querySelectorAll("th")].map((th) => th.textContent.trim()).slice(0, 3).join(" | ");
-            return `${Math.round(t.scrollWidth)} px (${head.slice(0, 60)})`;
-          });
-        return { height: document.documentElement.scrollHeight, viewport: window.innerHeight,
-          column: Math.round(column.width), wide,
-          tables: [...main.querySelectorAll("table")].length };
-      });
-      const n = m.height / m.viewport;
-      screens[chapter] = { screens: n, wide: m.wide.length, tables: m.tables };
-      check(n <= MAX_SCREENS, `${file} @1280px: the main line is ${n.toFixed(1)} screens with every fold closed (at most ${MAX_SCREENS})`);
-      check(m.wide.length === 0,
-        `${file} @1280px: ${m.wide.length} table(s) outside the folds wider than the ${m.column}-px column: ${m.wide.join("; ")}`);
-      await context.close();
-    }
-    {
-      const { page, context } = await open(file, { width: 375 });
-      const bad = await page.evaluate(() => {
-        for (const d of document.querySelectorAll("main details")) d.open = true;
-        const column = document.querySelector("main").getBoundingClientRect();
-        return [...document.querySelectorAll("main figure.bench-figure")]
-          .filter((f) => !f.querySelector("svg.flame-svg"))
-          .filter((f) => !f.closest(".machine-panel") || f.closest(".machine-panel").getBoundingClientRect().height > 0)
-          .map((f) => {
-            const svg = [...f.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
-            if (!svg) return `${f.id}: no drawing shown`;
-            const r = svg.getBoundingClientRect();
-            const scale = r.width / svg.viewBox.baseVal.width;
-            const smallest = Math.min(...[...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
-              .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
-            const problems = [];
-            if (r.width > column.width + 1 || r.right > column.right + 1 || f.scrollWidth > f.clientWidth + 1) {
-              problems.push(`${Math.round(r.width)} px wide in a ${Math.round(column.width)}-px column`);
-            }
-            if (!(smallest >= 11)) problems.push(`text drawn at ${smallest.toFixed(1)} px`);
-            return problems.length ? `${f.id}: ${problems.join(", ")}` : null;
-          })
-          .filter(Boolean);
-      });
-      screens[chapter].figures375 = bad.length;
-      check(bad.length === 0, `${file} @375px: ${bad.length} figure(s) do not fit the column: ${bad.join("; ")}`);
-      await context.close();
-    }
-  }
   // Printing opens every fold of the book, not only the chapters'.
-  const { page, context } = await open("print.html", { print: true });
   const closed = await page.evaluate(() => [...document.querySelectorAll("main details")]
     .filter((d) => ![...d.children].filter((c) => c.tagName !== "SUMMARY").some((c) => c.getBoundingClientRect().height > 0))
     .map((d) => d.querySelector("summary")?.textContent.trim() || "(no summary)"));
   check(closed.length === 0, `print.html prints ${closed.length} fold(s) closed: ${closed.slice(0, 5).join("; ")}`);
   await context.close();
 }
-// ---------------------------------------------------------------------------
 
 await browser.close();
 server.close();
