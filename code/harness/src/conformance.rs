@@ -37,6 +37,7 @@
 //! Every step runs the binary under a time limit in a process group of its
 //! own; a step over its limit is killed with its children and named.
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -122,7 +123,11 @@ impl Suite {
     }
 
     /// Every check, each failure with its check's name (none: the chapter
-    /// conforms). A smoke run that cannot be had is the one failure.
+    /// conforms), in the checks' order. A smoke run that cannot be had is
+    /// the one failure. The checks run side by side, as many at a time as
+    /// the machine has cores: each runs the binary in processes of its own,
+    /// renders only read the run, and what a check writes goes into folders
+    /// of its own name under the scratch space.
     pub fn run(&self) -> Vec<Failure> {
         let subject = match Subject::prepare(self) {
             Ok(s) => s,
@@ -133,14 +138,39 @@ impl Suite {
                 }]
             }
         };
-        self.checks()
-            .iter()
-            .filter_map(|(check, f)| {
-                f(&subject).err().map(|e| Failure {
-                    check,
-                    message: format!("{e:#}"),
+        let checks = self.checks();
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(checks.len());
+        let mut outcomes: Vec<(usize, Option<Failure>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some((check, f)) = checks.get(i) else {
+                                break done;
+                            };
+                            let failure = f(&subject).err().map(|e| Failure {
+                                check,
+                                message: format!("{e:#}"),
+                            });
+                            done.push((i, failure));
+                        }
+                    })
                 })
-            })
-            .collect()
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        outcomes.sort_by_key(|(i, _)| *i);
+        outcomes.into_iter().filter_map(|(_, f)| f).collect()
     }
 }
