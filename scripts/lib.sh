@@ -294,6 +294,27 @@ $out"
     done
 }
 
+# seed_target TARGET: TARGET/release made a copy of what the release build
+# compiled (code/target/release), for a copy of the workspace to build in
+# without compiling again what it has in common, and without waiting for a
+# cargo that holds code/target: cargo tells path packages apart by their
+# path relative to the workspace. Copied, never hard-linked: cargo rewrites
+# what it rebuilds. Of the executables in deps/ only the binaries (which
+# cargo hard-links into release/) are taken: the test binaries (several GB
+# after `cargo test --release`) are no build's input. A half-made copy is
+# never taken for one; without the release build, TARGET builds from nothing.
+seed_target() {
+    local target=$1 seed="$1/release.seed-$$"
+    [ -d "$CODE/target/release/deps" ] || return 0
+    mkdir -p "$target" || die "could not create $target"
+    rm -rf "$seed" && mkdir -p "$seed/deps" \
+        && cp -a "$CODE/target/release/build" "$CODE/target/release/.fingerprint" "$seed/" \
+        && (cd "$CODE/target/release/deps" && find . -maxdepth 1 -type f \( -name '*.*' -o -links +1 \) -print0 \
+            | xargs -0r cp -a -t "$seed/deps") \
+        && mv "$seed" "$target/release" \
+        || { rm -rf "$seed"; echo "    could not seed $target from $CODE/target/release; building from nothing" >&2; }
+}
+
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
 # fresh's variables (chapters, args, results, with, invocation), checked by
 # fresh before anything was built. Copies code/ without target/ and results/
@@ -335,22 +356,10 @@ measure_release() {
         flock "$bfd"
     fi
     printf 'pid %s, started %s: %s\n' "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$invocation" >"$built"
-    # The first --with build starts from a copy of the release build's
-    # compiled dependencies, so only the releases changed, what depends on
-    # them and the workspace copy compile (copied, never hard-linked: cargo
-    # rewrites what it rebuilds). Of the executables in deps/ only the
-    # binaries (which cargo hard-links into release/) are taken: the test
-    # binaries (several GB after `cargo test --release`) are no build's
-    # input. A half-made copy is never taken for one.
-    if [ ! -d "$target/release" ] && [ -d "$CODE/target/release/deps" ]; then
-        local seed="$target/release.seed-$$"
-        rm -rf "$seed" && mkdir -p "$seed/deps" \
-            && cp -a "$CODE/target/release/build" "$CODE/target/release/.fingerprint" "$seed/" \
-            && (cd "$CODE/target/release/deps" && find . -maxdepth 1 -type f \( -name '*.*' -o -links +1 \) -print0 \
-                | xargs -0r cp -a -t "$seed/deps") \
-            && mv "$seed" "$target/release" \
-            || { rm -rf "$seed"; echo "    could not seed $target from $CODE/target/release; building from nothing" >&2; }
-    fi
+    # The first --with build starts from the release build's (seed_target),
+    # so only the releases changed, what depends on them and the workspace
+    # copy compile.
+    [ -d "$target/release" ] || seed_target "$target"
     (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}") \
         || die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
     mkdir -p "$ws/bin"
