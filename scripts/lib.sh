@@ -303,16 +303,33 @@ $out"
 # cargo hard-links into release/) are taken: the test binaries (several GB
 # after `cargo test --release`) are no build's input. A half-made copy is
 # never taken for one; without the release build, TARGET builds from nothing.
+# A compile may be running in code/target meanwhile (scripts/test's): the
+# fingerprints are copied before the artifacts, so a unit it finishes during
+# the copy is one the seed has no fingerprint of (cargo builds it again if it
+# needs it), and its temporary files that vanish mid-copy are no failure.
 seed_target() {
-    local target=$1 seed="$1/release.seed-$$"
+    local target=$1 seed="$1/release.seed-$$" files
     [ -d "$CODE/target/release/deps" ] || return 0
     mkdir -p "$target" || die "could not create $target"
+    mapfile -d '' files < <(cd "$CODE/target/release/deps" \
+        && find . -maxdepth 1 -type f \( -name '*.*' -o -links +1 \) -print0)
     rm -rf "$seed" && mkdir -p "$seed/deps" \
-        && cp -a "$CODE/target/release/build" "$CODE/target/release/.fingerprint" "$seed/" \
-        && (cd "$CODE/target/release/deps" && find . -maxdepth 1 -type f \( -name '*.*' -o -links +1 \) -print0 \
-            | xargs -0r cp -a -t "$seed/deps") \
+        && copy_present "$seed" "$CODE/target/release/build" "$CODE/target/release/.fingerprint" \
+        && (cd "$CODE/target/release/deps" && copy_present "$seed/deps" ${files[@]+"${files[@]}"}) \
         && mv "$seed" "$target/release" \
         || { rm -rf "$seed"; echo "    could not seed $target from $CODE/target/release; building from nothing" >&2; }
+}
+
+# copy_present DEST PATH...: `cp -a` of each PATH into DEST, where a file
+# that vanished while it was copied fails nothing; any other error does.
+copy_present() {
+    local dest=$1 err; shift
+    [ $# -gt 0 ] || return 0
+    err=$(LC_ALL=C cp -a -t "$dest" "$@" 2>&1) && return 0
+    if grep -Ev "^cp: cannot (stat|open) '.*'( for reading)?: No such file or directory$" <<<"$err" | grep -q .; then
+        echo "$err" >&2
+        return 1
+    fi
 }
 
 # measure_release: `scripts/fresh CHAPTER... --with CRATE@VERSION...`, from
