@@ -14,24 +14,33 @@ fn run(args: &[&str], results: &Path) -> Output {
         .unwrap()
 }
 
-/// The shared smoke run's results file of this machine, when there is one
-/// (`$BOOK_SMOKE_RESULTS`: scripts/test measures every chapter once).
-fn shared_run() -> Option<PathBuf> {
-    let root = std::env::var_os(harness::fixtures::SMOKE_RESULTS_ENV)?;
-    let id = harness_measure::machine::detect().id;
-    let file = Path::new(&root)
-        .join("alloc-probe")
-        .join(format!("{id}.json"));
-    file.is_file().then_some(file)
+/// The machine every run here is of, and the shared smoke run's results
+/// file of it when there is one (`$BOOK_SMOKE_RESULTS`: scripts/test
+/// measures every chapter once): this machine's id when that run stands in
+/// for the tests' own, else one made up for the tests. Looked up once.
+fn fixture() -> &'static (String, Option<PathBuf>) {
+    static FIXTURE: std::sync::OnceLock<(String, Option<PathBuf>)> = std::sync::OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let shared = std::env::var_os(harness::fixtures::SMOKE_RESULTS_ENV).and_then(|root| {
+            let id = harness_measure::machine::detect().id;
+            let file = Path::new(&root)
+                .join("alloc-probe")
+                .join(format!("{id}.json"));
+            file.is_file().then_some((id, file))
+        });
+        match shared {
+            Some((id, file)) => (id, Some(file)),
+            None => ("test-machine".to_string(), None),
+        }
+    })
 }
 
-/// The machine every run here is of: this machine's when the shared smoke
-/// run stands in for the tests' own, else one made up for the tests.
-fn machine() -> String {
-    match shared_run() {
-        Some(_) => harness_measure::machine::detect().id,
-        None => "test-machine".to_string(),
-    }
+fn machine() -> &'static str {
+    &fixture().0
+}
+
+fn shared_run() -> Option<&'static PathBuf> {
+    fixture().1.as_ref()
 }
 
 /// This machine's results file in the results folder `dir`.
