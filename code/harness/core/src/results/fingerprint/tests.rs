@@ -287,6 +287,30 @@ fn build_settings_that_change_code_stale_every_chapter() {
     }
     manifest("debug = \"limited\"");
     assert_eq!(with(&none), base);
+    // The page side's own packages may be built otherwise: what only reads
+    // results and draws pages decides no number. An override of anything
+    // else, the measuring package and every dependency included, stales
+    // every chapter.
+    let page_side = "debug = \"limited\"\n[profile.release.package.harness-page]\nopt-level = 0\n[profile.release.package.harness]\nopt-level = 0";
+    manifest(page_side);
+    assert_eq!(build_settings(d, &none).unwrap(), None);
+    assert_eq!(with(&none), base, "a page-side override staled a chapter");
+    for other in ["harness-measure", "harness-core", "demo", "\"*\"", "tokio"] {
+        manifest(&format!(
+            "{page_side}\n[profile.release.package.{other}]\nopt-level = 0"
+        ));
+        let changed = with(&none);
+        assert!(
+            changed.0 != base.0 && changed.1 != base.1,
+            "an override of {other} left a chapter current"
+        );
+        let settings = build_settings(d, &none).unwrap().unwrap();
+        assert!(
+            !settings.contains("harness-page"),
+            "the page side's override was hashed in: {settings}"
+        );
+    }
+    manifest("debug = \"limited\"");
     let native = Compiled {
         rustflags: vec!["-C".into(), "target-cpu=native".into()],
         ..Compiled::default()
