@@ -113,15 +113,19 @@ pub const DECLARED_PROFILE_RELEASE: &str = "debug = \"limited\"\n";
 /// they are the book's declared settings ([`DECLARED_PROFILE_RELEASE`], no
 /// cargo config, no flags, no overrides).
 ///
-/// The manifest's overrides for the page side's own packages
-/// (`[profile.release.package.harness-page]`, [`PAGE_SIDE`]) are left out:
-/// like those packages' sources and dependencies, they decide no measured
-/// number (the measuring code is the chapter's library and
-/// [`MEASURING_PACKAGE`], and the generic code the chapter binary
-/// instantiates is compiled with the binary's settings). `code/Cargo.toml`
-/// builds them without optimisation, which the test suite compiles in a
-/// quarter of the time.
-pub fn build_settings(code_dir: &Path, compiled: &Compiled) -> Result<Option<String>> {
+/// A package override (`[profile.release.package.NAME]`) counts for the
+/// chapter `crate_name` only when NAME is a package its measuring code is
+/// built from: a third-party package, `"*"`, or a workspace member among
+/// [`measuring_members`]. The overrides of the other members (the page
+/// side, [`PAGE_SIDE`], other chapters, the chapter template) are left
+/// out, as their sources are: `code/Cargo.toml` builds the page side
+/// without optimisation, which the test suite compiles in a quarter of the
+/// time, and an override of one chapter stales only that chapter.
+pub fn build_settings(
+    code_dir: &Path,
+    crate_name: &str,
+    compiled: &Compiled,
+) -> Result<Option<String>> {
     let manifest_path = code_dir.join("Cargo.toml");
     // No manifest (a test's bare tree): no declared settings either.
     let text = fs::read_to_string(&manifest_path).unwrap_or_default();
@@ -134,9 +138,13 @@ pub fn build_settings(code_dir: &Path, compiled: &Compiled) -> Result<Option<Str
         .unwrap_or(toml::Value::Table(Default::default()));
     if let Some(table) = release.as_table_mut() {
         if let Some(packages) = table.get_mut("package").and_then(|p| p.as_table_mut()) {
-            for name in PAGE_SIDE {
-                packages.remove(name);
-            }
+            let members = workspace_members(code_dir)?;
+            let measuring = measuring_members(code_dir, crate_name)?;
+            // A key is a package spec: `name` or `name@version`.
+            packages.retain(|spec, _| {
+                let name = spec.split('@').next().unwrap_or(spec);
+                !members.contains_key(name) || measuring.contains(name)
+            });
             if packages.is_empty() {
                 table.remove("package");
             }
@@ -214,7 +222,7 @@ fn hash(
     }
     hasher.update(crate::machine::rustc_version().as_bytes());
     hasher.update(profile.name().as_bytes());
-    if let Some(settings) = build_settings(code_dir, compiled)? {
+    if let Some(settings) = build_settings(code_dir, crate_name, compiled)? {
         hasher.update([0]);
         hasher.update(b"build settings");
         hasher.update([0]);
@@ -315,6 +323,61 @@ pub fn member_dir(code_dir: &Path, package: &str) -> Result<PathBuf> {
                 code_dir.join("Cargo.toml").display()
             )
         })
+}
+
+/// The workspace members whose code `crate_name` measures with: the
+/// chapter, the measuring package and the members they depend on (normal and
+/// build dependencies, read from their manifests), not through the page side
+/// ([`PAGE_SIDE`]).
+pub fn measuring_members(
+    code_dir: &Path,
+    crate_name: &str,
+) -> Result<std::collections::BTreeSet<String>> {
+    let members = workspace_members(code_dir)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut queue = vec![crate_name.to_string(), MEASURING_PACKAGE.to_string()];
+    while let Some(name) = queue.pop() {
+        if PAGE_SIDE.contains(&name.as_str()) || !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(dir) = members.get(&name) {
+            queue.extend(
+                built_dependencies(dir)?
+                    .into_iter()
+                    .filter(|d| members.contains_key(d)),
+            );
+        }
+    }
+    Ok(seen)
+}
+
+/// The packages the member in folder `dir` builds with: its normal and build
+/// dependencies, for any target, by package name (a renamed dependency by
+/// its `package`).
+fn built_dependencies(dir: &Path) -> Result<Vec<String>> {
+    let path = dir.join("Cargo.toml");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let manifest: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let mut tables: Vec<&toml::Value> = Vec::new();
+    for key in ["dependencies", "build-dependencies"] {
+        tables.extend(manifest.get(key));
+        if let Some(targets) = manifest.get("target").and_then(|t| t.as_table()) {
+            tables.extend(targets.values().filter_map(|t| t.get(key)));
+        }
+    }
+    Ok(tables
+        .into_iter()
+        .filter_map(|t| t.as_table())
+        .flat_map(|t| t.iter())
+        .map(|(key, spec)| {
+            spec.get("package")
+                .and_then(|p| p.as_str())
+                .unwrap_or(key)
+                .to_string()
+        })
+        .collect())
 }
 
 /// `name version source checksum` of every registry or git package that

@@ -266,7 +266,7 @@ fn build_settings_that_change_code_stale_every_chapter() {
         .unwrap()
     };
     manifest("# the book's\ndebug = \"limited\"");
-    assert_eq!(build_settings(d, &none).unwrap(), None);
+    assert_eq!(build_settings(d, "demo", &none).unwrap(), None);
     let base = with(&none);
     // Declared settings: the same hash as before build settings counted
     // (the chapter fingerprints recorded in code/results stay current).
@@ -288,27 +288,37 @@ fn build_settings_that_change_code_stale_every_chapter() {
     manifest("debug = \"limited\"");
     assert_eq!(with(&none), base);
     // The page side's own packages may be built otherwise: what only reads
-    // results and draws pages decides no number. An override of anything
-    // else, the measuring package and every dependency included, stales
-    // every chapter.
+    // results and draws pages decides no number. An override of what a
+    // chapter measures with (the measuring package, the data package, any
+    // dependency, "*") stales every chapter; of a chapter, that chapter.
     let page_side = "debug = \"limited\"\n[profile.release.package.harness-page]\nopt-level = 0\n[profile.release.package.harness]\nopt-level = 0";
     manifest(page_side);
-    assert_eq!(build_settings(d, &none).unwrap(), None);
+    assert_eq!(build_settings(d, "demo", &none).unwrap(), None);
     assert_eq!(with(&none), base, "a page-side override staled a chapter");
-    for other in ["harness-measure", "harness-core", "demo", "\"*\"", "tokio"] {
+    for (spec, stales_demo, stales_other) in [
+        ("harness-measure", true, true),
+        ("harness-core", true, true),
+        ("\"harness-core@0.1.0\"", true, true),
+        ("\"*\"", true, true),
+        ("tokio", true, true),
+        ("demo", true, false),
+        ("other", false, true),
+    ] {
         manifest(&format!(
-            "{page_side}\n[profile.release.package.{other}]\nopt-level = 0"
+            "{page_side}\n[profile.release.package.{spec}]\nopt-level = 0"
         ));
         let changed = with(&none);
-        assert!(
-            changed.0 != base.0 && changed.1 != base.1,
-            "an override of {other} left a chapter current"
+        assert_eq!(
+            (changed.0 != base.0, changed.1 != base.1),
+            (stales_demo, stales_other),
+            "an override of {spec}: (demo stale, other stale)"
         );
-        let settings = build_settings(d, &none).unwrap().unwrap();
-        assert!(
-            !settings.contains("harness-page"),
-            "the page side's override was hashed in: {settings}"
-        );
+        if let Some(settings) = build_settings(d, "demo", &none).unwrap() {
+            assert!(
+                !settings.contains("harness-page"),
+                "the page side's override was hashed in: {settings}"
+            );
+        }
     }
     manifest("debug = \"limited\"");
     let native = Compiled {
@@ -355,10 +365,14 @@ fn build_settings_that_change_code_stale_every_chapter() {
 fn the_committed_settings_are_the_declared_ones() {
     // Else every committed result would be stale: they were measured
     // under code/Cargo.toml as committed, with no flags.
-    assert_eq!(
-        build_settings(&crate::code_dir(), &Compiled::default()).unwrap(),
-        None
-    );
+    for chapter in crate::registry::chapters().unwrap() {
+        assert_eq!(
+            build_settings(&crate::code_dir(), &chapter.name, &Compiled::default()).unwrap(),
+            None,
+            "{}",
+            chapter.name
+        );
+    }
 }
 
 #[test]
