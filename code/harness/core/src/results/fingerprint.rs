@@ -116,9 +116,10 @@ pub const DECLARED_PROFILE_RELEASE: &str = "debug = \"limited\"\n";
 /// A package override (`[profile.release.package.NAME]`) counts for the
 /// chapter `crate_name` only when NAME is a package its measuring code is
 /// built from: a third-party package, `"*"`, or a workspace member among
-/// [`measuring_members`]. The overrides of the other members (the page
-/// side, [`PAGE_SIDE`], other chapters, the chapter template) are left
-/// out, as their sources are: `code/Cargo.toml` builds the page side
+/// [`measuring_members`]. The overrides of the workspace's other members
+/// (the page side, [`PAGE_SIDE`], other chapters) are left out, as their
+/// sources are (a `--with` copy's workspace has fewer members: there an
+/// override of a member it leaves out counts as a dependency's): `code/Cargo.toml` builds the page side
 /// without optimisation, which the test suite compiles in a quarter of the
 /// time, and an override of one chapter stales only that chapter.
 pub fn build_settings(
@@ -352,22 +353,31 @@ pub fn measuring_members(
 }
 
 /// The packages the member in folder `dir` builds with: its normal and build
-/// dependencies, for any target, by package name (a renamed dependency by
-/// its `package`).
+/// dependencies, for any target, by package name.
 fn built_dependencies(dir: &Path) -> Result<Vec<String>> {
     let path = dir.join("Cargo.toml");
     let text =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let manifest: toml::Value =
         toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    Ok(dependency_names(
+        &manifest,
+        &["dependencies", "build-dependencies"],
+    ))
+}
+
+/// The packages a member's `manifest` lists under the tables `kinds`
+/// (`dependencies`, `build-dependencies`, `dev-dependencies`), for any
+/// target, by package name (a renamed dependency by its `package`).
+fn dependency_names(manifest: &toml::Value, kinds: &[&str]) -> Vec<String> {
     let mut tables: Vec<&toml::Value> = Vec::new();
-    for key in ["dependencies", "build-dependencies"] {
+    for key in kinds {
         tables.extend(manifest.get(key));
         if let Some(targets) = manifest.get("target").and_then(|t| t.as_table()) {
             tables.extend(targets.values().filter_map(|t| t.get(key)));
         }
     }
-    Ok(tables
+    tables
         .into_iter()
         .filter_map(|t| t.as_table())
         .flat_map(|t| t.iter())
@@ -377,7 +387,7 @@ fn built_dependencies(dir: &Path) -> Result<Vec<String>> {
                 .unwrap_or(key)
                 .to_string()
         })
-        .collect())
+        .collect()
 }
 
 /// `name version source checksum` of every registry or git package that
@@ -482,15 +492,8 @@ fn dev_only_dependencies(dir: &Path) -> Result<Vec<String>> {
     };
     let manifest: toml::Value =
         toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
-    let names = |table: &str| -> Vec<String> {
-        manifest
-            .get(table)
-            .and_then(|t| t.as_table())
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    let normal = [names("dependencies"), names("build-dependencies")].concat();
-    Ok(names("dev-dependencies")
+    let normal = dependency_names(&manifest, &["dependencies", "build-dependencies"]);
+    Ok(dependency_names(&manifest, &["dev-dependencies"])
         .into_iter()
         .filter(|d| !normal.contains(d))
         .collect())
