@@ -286,11 +286,12 @@ for (const file of ["index.html", "findings.html"]) {
 }
 
 // ---- Every chapter page as a reader meets it, each page loaded as few
-// times as the checks allow: once at 375 px; once at 1280 px in the light
-// theme, where the first screen, the colours and screenshot, the main line
+// times as the checks allow: once at 375 px; once at 1280 px, loaded in the
+// light theme, where the first screen, the colours and screenshot, the
+// colours in each other theme (picked from the theme menu, as a reader
+// switches: no reload, which cost a fifth of the check's CPU), the main line
 // with every fold closed and the layout with every fold open are read in
-// that order (each leaves the folds as the next expects); once in each other
-// theme, which a page takes when it loads.
+// that order (each leaves the folds as the next expects).
 const figureCounts = {};
 const figureIds = {};
 const detailCounts = {};
@@ -419,6 +420,18 @@ async function layoutAt(page, errors, file, chapter, width) {
   check(!layout.pageOverflow, `${file} @${width}px: the page scrolls sideways`);
   const outside = await badgesOutside(page);
   check(outside.length === 0, `${file} @${width}px: verdict badges run past the column: ${outside.join("; ")}`);
+}
+
+// The theme a reader picks from the theme menu (the page is not reloaded),
+// the menu closed again, and the page back at its top as it loaded.
+async function chooseTheme(page, theme) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.click("#theme-toggle");
+  await page.click(`#theme-list button#${theme}`);
+  await page.waitForFunction((t) => document.documentElement.classList.contains(t), theme);
+  // The menu stays open after a choice; the reader closes it.
+  await page.click("#theme-toggle");
+  await page.waitForSelector("#theme-list", { state: "hidden" });
 }
 
 // A theme's colours: figure text and marks legible on the page; the light
@@ -575,13 +588,13 @@ if (!safetyOnly) {
       const { page, context, errors } = await open(file, { width: 1280 });
       await firstScreen(page, file, chapter, glossaryIds);
       await colours(page, file, chapter, "light");
+      for (const theme of THEMES.filter((t) => t !== "light")) {
+        await chooseTheme(page, theme);
+        await colours(page, file, chapter, theme);
+      }
+      await chooseTheme(page, "light");
       await mainLine(page, file, chapter);
       await layoutAt(page, errors, file, chapter, 1280);
-      await context.close();
-    }
-    for (const theme of THEMES.filter((t) => t !== "light")) {
-      const { page, context } = await open(file, { theme });
-      await colours(page, file, chapter, theme);
       await context.close();
     }
   }
