@@ -294,6 +294,17 @@ $out"
     done
 }
 
+# template_registry FILE: FILE made the chapter registry with the template
+# chapter added (the smallest chapter that times, 2 s in the smoke profile),
+# and the template's binary built, for a test to run `harness measure
+# chapter-template` with BOOK_CHAPTERS=FILE.
+template_registry() {
+    (cd "$CODE" && cargo build --release --quiet -p chapter-template) || die "cannot build the template chapter"
+    { cat "$CODE/chapters.toml"
+      printf '\n[[chapter]]\nname = "chapter-template"\ntitle = "Template chapter"\nsearch = "template"\n'
+    } >"$1" || die "could not write $1"
+}
+
 # seed_target TARGET: TARGET/release made a copy of what the release build
 # compiled (code/target/release), for a copy of the workspace to build in
 # without compiling again what it has in common, and without waiting for a
