@@ -115,7 +115,7 @@ for (const p of safetyPages) {
 }
 const THEMES = ["light", "rust", "coal", "navy", "ayu"];
 const WIDTHS = [375, 1280];
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium-headless-shell";
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
   ".svg": "image/svg+xml", ".json": "application/json", ".csv": "text/csv",
