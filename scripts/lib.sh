@@ -388,7 +388,7 @@ measure_release() {
     # so only the releases changed, what depends on them and the workspace
     # copy compile.
     [ -d "$target/release" ] || seed_target "$target"
-    (cd "$ws" && CARGO_TARGET_DIR="$target" nice cargo build --release --quiet "${pkgs[@]}") \
+    (cd "$ws" && CARGO_TARGET_DIR="$target" cargo build --release --quiet "${pkgs[@]}") \
         || die "--with ${with[*]}: ${chapters[*]} does not build against ${with[*]} (cargo's errors are above); nothing was measured"
     mkdir -p "$ws/bin"
     for c in harness "${chapters[@]}"; do
