@@ -2,6 +2,10 @@
 # plus assertions. Source it.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
+# ok WHAT: one case held; `passed` counts them, for the test's last line.
+passed=0
+ok() { passed=$((passed + 1)); echo "    ok: $*" >&2; }
+
 # folder_sum DIR: one checksum over every name, type, mode and file content
 # under DIR, so "unchanged" means byte for byte.
 folder_sum() {
