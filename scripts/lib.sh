@@ -139,6 +139,14 @@ ensure_tool() {
 
 ensure_tools() {
     [[ $TOOLS != *"'"* ]] || die "the tools folder $TOOLS has a quote in its path; mdbook cannot run mdbook-cmdrun from there"
+    # Both pinned and kept: nothing to write (a read-only checkout whose
+    # tools were installed builds without touching them).
+    if [ -f "$TOOLS/pinned/mdbook-$MDBOOK_VERSION" ] && [ -f "$TOOLS/pinned/mdbook-cmdrun-$CMDRUN_VERSION" ] \
+        && [ -z "$(tool_problem mdbook "$MDBOOK_VERSION" "$MDBOOK")" ] \
+        && [ -z "$(tool_problem mdbook-cmdrun "$CMDRUN_VERSION" "$CMDRUN")" ]; then
+        return 0
+    fi
+    writable "$TOOLS"
     mkdir -p "$TOOLS/bin"
     # One script at a time: two cargo installs into one folder collide.
     (
@@ -149,6 +157,25 @@ ensure_tools() {
         # What the installs compiled (a few hundred MB) is not kept.
         rm -rf "$TOOLS/build"
     ) 9>"$TOOLS/.lock" || exit 1
+}
+
+# writable PATH...: each PATH (or the nearest folder above it that exists,
+# when it does not yet) is a folder this script can write into; else one
+# message naming every one that is not and what each is for. A build writes
+# into three places only: the tools folder, code/target and the book's.
+writable() {
+    local p probe bad=()
+    for p in "$@"; do
+        probe=$p
+        while [ ! -e "$probe" ] && [ "$probe" != / ]; do probe=$(dirname "$probe"); done
+        { [ -d "$probe" ] && [ -w "$probe" ]; } || bad+=("$p")
+    done
+    [ ${#bad[@]} = 0 ] && return 0
+    die "cannot write into $(printf '%s, ' "${bad[@]}" | sed 's/, $//') (a read-only checkout?).
+A build writes into three folders, and only these:
+  the pinned tools:  $TOOLS (set BOOK_TOOLS_DIR to another folder; not written once installed)
+  cargo's builds:    $CODE/target (the pages run code/target/release/harness; mount or link a writable folder there)
+  the book:          the folder it is built into and the one beside it (scripts/build --out DIR)"
 }
 
 # ensure_valgrind: valgrind on PATH, for the instruction counts (the harness
@@ -240,6 +267,7 @@ build_book() {
     [[ $out = /* ]] || out="$PWD/$out"
     while [[ $out = */ && $out != / ]]; do out=${out%/}; done
     [ "$out" != / ] || die "build_book: refusing to build into /"
+    writable "$(dirname "$out")" "$CODE/target"
     ensure_tools
     mkdir -p "$(dirname "$out")"
     partial=$(mktemp -d "$out.partial-XXXXXX") || die "could not create a folder beside $out"

@@ -176,6 +176,100 @@ impl Analysis {
         Ok(())
     }
 
+    /// How this (stored) analysis differs from `fresh`, what judging the
+    /// data gives now, in words: each claim whose verdict differs, with
+    /// both outcomes, then each estimate whose interval differs, with both.
+    /// Empty when they are the same.
+    pub fn differences(&self, fresh: &Analysis) -> Vec<String> {
+        let mut out = Vec::new();
+        let outcome = |v: &StoredVerdict| {
+            let mut s = v.outcome.label().to_string();
+            if let Some(q) = &v.qualifier {
+                s.push_str(&format!(" ({q})"));
+            }
+            s
+        };
+        let at = |v: &StoredVerdict| match &v.machine {
+            Some(m) => format!("claim {} on {m}", v.claim),
+            None => format!("claim {}", v.claim),
+        };
+        for (i, stored) in self.verdicts.iter().enumerate() {
+            match fresh
+                .verdicts
+                .iter()
+                .find(|f| f.claim == stored.claim && f.machine == stored.machine)
+            {
+                None => out.push(format!(
+                    "{}: stored \"{}\", but judging the data gives no verdict on it",
+                    at(stored),
+                    outcome(stored)
+                )),
+                Some(f) if f.outcome != stored.outcome || f.qualifier != stored.qualifier => out
+                    .push(format!(
+                        "{}: stored \"{}\", judging the data gives \"{}\"",
+                        at(stored),
+                        outcome(stored),
+                        outcome(f)
+                    )),
+                Some(f) if f != stored => out.push(format!(
+                    "{}: stored verdict {i} says \"{}\", judging the data gives \"{}\" (the \
+                     same outcome, \"{}\", with other evidence or conditions)",
+                    at(stored),
+                    stored.evidence,
+                    f.evidence,
+                    outcome(f)
+                )),
+                Some(_) => {}
+            }
+        }
+        for f in &fresh.verdicts {
+            if !self
+                .verdicts
+                .iter()
+                .any(|s| s.claim == f.claim && s.machine == f.machine)
+            {
+                out.push(format!(
+                    "{}: no stored verdict, judging the data gives \"{}\"",
+                    at(f),
+                    outcome(f)
+                ));
+            }
+        }
+        let show = |n: &Named| format!("{} [{} – {}] {}", n.point, n.lower, n.upper, n.unit);
+        for (name, stored) in &self.estimates {
+            match fresh.estimates.get(name) {
+                None => out.push(format!(
+                    "estimate {name:?}: stored {}, but judging the data gives none",
+                    show(stored)
+                )),
+                Some(f) if f != stored => out.push(format!(
+                    "estimate {name:?}: stored {}, judging the data gives {}",
+                    show(stored),
+                    show(f)
+                )),
+                Some(_) => {}
+            }
+        }
+        for (name, f) in &fresh.estimates {
+            if !self.estimates.contains_key(name) {
+                out.push(format!(
+                    "estimate {name:?}: none stored, judging the data gives {}",
+                    show(f)
+                ));
+            }
+        }
+        if self.headline != fresh.headline {
+            out.push(format!(
+                "headline: stored {:?}, judging the data gives {:?}",
+                self.headline, fresh.headline
+            ));
+        }
+        if out.is_empty() && self != fresh {
+            out.push("the analysis differs from what judging the data gives".into());
+        }
+        out
+    }
+
     /// [`Analysis::validate`], and every verdict judged on `machine` (the
     /// file's `provenance.machine.id`): a file renamed to another machine
     /// would otherwise show that machine's id in its tables and this one's

@@ -45,6 +45,59 @@ struct Registry {
     chapter: Vec<ChapterInfo>,
 }
 
+/// Names a chapter may not take, because its page (`src/<name>.md`, built
+/// as `<name>.html`) or its folder would collide with something that has
+/// the name already: what mdBook writes into every book (`print.html`,
+/// `toc.html`, `index.html`, `404.html`, the search index and its scripts,
+/// the theme's folders), the book's own pages and the checkout's folders.
+pub const RESERVED: &[&str] = &[
+    // mdBook's output (0.4.52).
+    "print",
+    "toc",
+    "index",
+    "404",
+    "searchindex",
+    "searcher",
+    "search",
+    "elasticlunr",
+    "mark",
+    "highlight",
+    "clipboard",
+    "book",
+    "css",
+    "fonts",
+    "favicon",
+    "ayu-highlight",
+    "tomorrow-night",
+    "sitemap",
+    "theme",
+    // The book's own pages (src/) and the checkout's folders.
+    "summary",
+    "introduction",
+    "findings",
+    "what-to-use",
+    "glossary",
+    "method",
+    "reproduce",
+    "src",
+    "code",
+    "scripts",
+    "results",
+    "target",
+    "harness",
+    "build-support",
+];
+
+/// Why `name` cannot name a chapter, when it is reserved (`RESERVED`).
+pub fn reserved(name: &str) -> Option<String> {
+    RESERVED.contains(&name).then(|| {
+        format!(
+            "chapter name {name:?} is reserved: mdBook or the book already has a page or \
+             folder by that name ({name}.html or {name}/); choose another"
+        )
+    })
+}
+
 /// Where the registry lives: `$BOOK_CHAPTERS`, else `code/chapters.toml`.
 pub fn path() -> PathBuf {
     std::env::var_os("BOOK_CHAPTERS")
@@ -66,6 +119,9 @@ pub fn read(path: &std::path::Path) -> Result<Vec<ChapterInfo>> {
                 path.display(),
                 c.name
             );
+        }
+        if let Some(why) = reserved(&c.name) {
+            bail!("{}: {why}", path.display());
         }
         if reg.chapter[..i].iter().any(|o| o.name == c.name) {
             bail!("{}: chapter {:?} is listed twice", path.display(), c.name);
@@ -159,6 +215,15 @@ mod tests {
         assert!(format!("{:#}", read(&file).unwrap_err()).contains("must be lowercase"));
         std::fs::write(&file, "[[chapter]]\nname = \"a\"\n").unwrap();
         assert!(format!("{:#}", read(&file).unwrap_err()).contains("not a chapter registry"));
+        // mdBook's print page, its table of contents, the book's folders.
+        for name in ["print", "toc", "src", "findings"] {
+            std::fs::write(&file, entry("a") + &entry(name)).unwrap();
+            let e = format!("{:#}", read(&file).unwrap_err());
+            assert!(
+                e.contains(&format!("chapter name \"{name}\" is reserved")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

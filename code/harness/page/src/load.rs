@@ -73,8 +73,13 @@ pub fn load_book<C: Page>(store: &Store) -> Result<Book<C::Data>> {
                 file
             }
         };
-        let (analysis, rejudged) =
-            crate::page::current_analysis::<C>(&path, &file.provenance, &file.data, file.analysis)?;
+        let (analysis, rejudged) = crate::page::current_analysis::<C>(
+            &path,
+            &file.provenance,
+            &file.data,
+            file.analysis,
+            false,
+        )?;
         runs.push(Run {
             path,
             provenance: file.provenance,
@@ -105,11 +110,17 @@ pub fn checked_run<P: Page>(
 ) -> Result<Run<P::Data>> {
     P::check(&file.data)
         .with_context(|| format!("{} failed the chapter's checks", path.display()))?;
-    let (analysis, rejudged) =
-        current_analysis::<P>(&path, &file.provenance, &file.data, file.analysis.clone())?;
+    let edited = !file.checksum_matches()?;
+    let (analysis, rejudged) = current_analysis::<P>(
+        &path,
+        &file.provenance,
+        &file.data,
+        file.analysis.clone(),
+        edited,
+    )?;
     Ok(Run {
         stale,
-        edited: !file.checksum_matches()?,
+        edited,
         provenance: file.provenance,
         data: file.data,
         analysis,

@@ -266,21 +266,38 @@ pub fn judge_by<P: Page>(
         .with_context(|| format!("judging {}", path.display()))
 }
 
-/// The analysis a page reads for one run: the stored one when the page code
-/// that judged it is today's, else the run judged again now (`true` then).
+/// The analysis a page reads for one run: what judging its data gives now,
+/// with `true` when the stored one was judged by other page code (or there
+/// is none). Every build judges every run it reads, so no stored verdict or
+/// estimate reaches a page unless the data gives it: a stored analysis that
+/// today's page code judged and that differs from judging again is refused,
+/// naming the file, each claim with both outcomes and each estimate with
+/// both intervals. (Data `edited` after measurement is badged as such; its
+/// stored analysis is not held to the edited numbers.)
 pub fn current_analysis<P: Page>(
     path: &Path,
     provenance: &Provenance,
     data: &P::Data,
     stored: Option<Analysis>,
+    edited: bool,
 ) -> Result<(Analysis, bool)> {
     let by = judged_by::<P>()?;
+    let fresh = judge_by::<P>(path, provenance, data, by.clone())?;
     match stored {
         Some(a) if a.judged_by == by => {
-            a.verdicts(P::CLAIMS)
-                .with_context(|| format!("the analysis of {}", path.display()))?;
-            Ok((a, false))
+            let differences = a.differences(&fresh);
+            if !edited && !differences.is_empty() {
+                bail!(
+                    "{}: its stored analysis is not what judging its data gives (edited after \
+                     judging?):\n  {}\nRun `{} judge --write {}` to store what the data gives",
+                    path.display(),
+                    differences.join("\n  "),
+                    P::NAME,
+                    path.display()
+                );
+            }
+            Ok((fresh, false))
         }
-        _ => Ok((judge_by::<P>(path, provenance, data, by)?, true)),
+        _ => Ok((fresh, true)),
     }
 }

@@ -223,9 +223,33 @@ pub fn max_results_bytes() -> u64 {
         .unwrap_or(MAX_RESULTS_BYTES)
 }
 
+/// Refuses a symbolic link where a results file or folder belongs, naming
+/// the link and where it points: git would commit the link, not the
+/// numbers, so a book built from it would show a machine whose results are
+/// not in the repository (or read whatever the link names).
+pub fn refuse_link(path: &Path) -> Result<()> {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        let target = fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|e| format!("an unreadable target ({e})"));
+        bail!(
+            "{} is a symbolic link to {target}: results must be files of the checkout (git \
+             would commit only the link, not the numbers); put the file itself there \
+             (scripts/import FILE validates and copies it)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// Refuses a file larger than the limit before any of it is read, naming
-/// the file, its size, the limit and how to raise it.
+/// the file, its size, the limit and how to raise it; and a symbolic link
+/// (`refuse_link`).
 pub fn check_size(path: &Path) -> Result<()> {
+    refuse_link(path)?;
     let len = fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -630,7 +654,11 @@ impl Store {
 
 /// The results files directly in `dir` (not published datasets, not hidden
 /// files), sorted; none when `dir` does not exist.
+/// The results files in `dir` (not published datasets), sorted. A link in
+/// the place of one, or of `dir` (a chapter's folder, or its releases), is
+/// refused (`refuse_link`).
 fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    refuse_link(dir)?;
     if !dir.exists() {
         return Ok(Vec::new());
     }
@@ -638,6 +666,9 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
     for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".json") {
+            refuse_link(&path)?;
+        }
         if path.is_file()
             && name.ends_with(".json")
             && !name.starts_with("published-")

@@ -322,3 +322,47 @@ fn a_schema_2_file_is_read_as_schema_3_and_keeps_its_edited_mark() {
     let edited: ResultsFile<Vec<u32>> = read_results(&path, "alloc-probe").unwrap();
     assert!(!edited.checksum_matches().unwrap());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_a_results_file_or_folder_is_refused_naming_both_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    // A valid file elsewhere, linked into the store under its own name.
+    let elsewhere = Store::new(outside.path()).write(&sample()).unwrap();
+    let store = Store::new(dir.path().join("results"));
+    fs::create_dir_all(store.chapter_dir("alloc-probe")).unwrap();
+    let link = store.results_path("alloc-probe", "m");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    for e in [
+        format!(
+            "{:#}",
+            store.load_all::<Vec<u32>>("alloc-probe").unwrap_err()
+        ),
+        format!(
+            "{:#}",
+            read_results::<Vec<u32>>(&link, "alloc-probe").unwrap_err()
+        ),
+    ] {
+        assert!(
+            e.contains(&format!(
+                "{} is a symbolic link to {}",
+                link.display(),
+                elsewhere.display()
+            )),
+            "{e}"
+        );
+    }
+    // A chapter's folder linked elsewhere is refused too.
+    fs::remove_dir_all(store.chapter_dir("alloc-probe")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.parent().unwrap(),
+        store.chapter_dir("alloc-probe"),
+    )
+    .unwrap();
+    let e = format!(
+        "{:#}",
+        store.load_all::<Vec<u32>>("alloc-probe").unwrap_err()
+    );
+    assert!(e.contains("is a symbolic link to"), "{e}");
+}

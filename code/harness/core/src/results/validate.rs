@@ -25,8 +25,9 @@
 //! Shapes, wherever they appear:
 //! - an interval `lower_X`, `point_X`, `upper_X` holds `lower ≤ point ≤ upper`
 //!   (worded as `values::Estimate` words it);
-//! - the `repeats` a timing pools (when any) add up to the length of its
-//!   `per_sample_ns`;
+//! - a timing's `samples` equals the length of its `per_sample_ns`, the
+//!   `repeats` it pools (when any) add up to it, and its `mean` and `median`
+//!   points are those samples' mean and median;
 //! - a folded profile's `samples` equals the sum of its stacks' `count`s.
 //!
 //! Free text is escaped wherever it is shown; ids and architectures must be
@@ -114,8 +115,18 @@ pub fn validate_published(value: &Value) -> Result<()> {
 fn top(value: &Value, section: impl Fn(&str) -> Section) -> Result<()> {
     match value {
         Value::Object(map) => {
-            for (k, child) in map {
-                walk(child, k, k, section(k))?;
+            // Provenance first: what the other sections repeat of it (a
+            // verdict's machine is the provenance's machine id) is refused
+            // where it is first said, not where it is copied.
+            let rank = |k: &String| match section(k) {
+                Section::Provenance | Section::Source => 0,
+                Section::Data => 1,
+                Section::Derived => 2,
+            };
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| rank(k));
+            for k in keys {
+                walk(&map[k], k, k, section(k))?;
             }
             Ok(())
         }
@@ -234,6 +245,50 @@ fn shape(map: &Map<String, Value>, path: &str) -> Result<()> {
         if samples.is_empty() {
             bail!("{} is empty: a timing needs samples", at("per_sample_ns"));
         }
+        // A timing's `samples` counts the samples it keeps, pooled or not
+        // (`Timing::pooled` adds up its repeats' counts).
+        if let Some(n) = count("samples") {
+            if n != samples.len() as u64 {
+                bail!(
+                    "{} = {n}, but {} holds {} samples: a count must equal what it counts",
+                    at("samples"),
+                    at("per_sample_ns"),
+                    samples.len()
+                );
+            }
+        }
+        // Its mean and median are the statistics of those samples (criterion
+        // computes them from the same list; `Timing::of_samples` too): a
+        // stored point the samples would not give is refused by name.
+        let xs: Vec<f64> = samples.iter().filter_map(Value::as_f64).collect();
+        if xs.len() == samples.len() {
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            let mut sorted = xs.clone();
+            sorted.sort_by(f64::total_cmp);
+            let mid = sorted.len() / 2;
+            let median = if sorted.len() % 2 == 0 {
+                (sorted[mid - 1] + sorted[mid]) / 2.0
+            } else {
+                sorted[mid]
+            };
+            for (name, given) in [("mean", mean), ("median", median)] {
+                let Some(point) = map
+                    .get(name)
+                    .and_then(|e| e.get("point_ns"))
+                    .and_then(Value::as_f64)
+                else {
+                    continue;
+                };
+                if !((point - given).abs() <= 1e-9 * given.abs().max(point.abs())) {
+                    bail!(
+                        "{} = {point}, but the {name} of {} is {given}: a stored estimate must \
+                         be what its samples give",
+                        at(&format!("{name}.point_ns")),
+                        at("per_sample_ns")
+                    );
+                }
+            }
+        }
         // A pooled timing's repeats count the samples each repeat kept
         // (`Timing::pooled`). Its `samples` counts what criterion took, which
         // can differ from the samples kept, so it is not held to them.
@@ -331,7 +386,7 @@ mod tests {
     fn impossible_values_are_refused_by_path_field_and_value() {
         let ok = json!({"provenance": {"steal_share": 0.01, "load_average_at_start": 0.2},
             "data": {"points": [{"timing": {"samples": 2, "iterations": 100,
-            "per_sample_ns": [1.5, 2.0], "mean": {"point_ns": 1.0}}, "bytes": 4096, "design": "std-mutex"}]}});
+            "per_sample_ns": [1.5, 2.0], "mean": {"point_ns": 1.75}}, "bytes": 4096, "design": "std-mutex"}]}});
         validate_values(&ok).unwrap();
         // A call stack names generics and references: markup characters allowed.
         let stack = json!({"data": {"profile": {"design": "tokio-swap", "hz": 997, "samples": 2,
@@ -397,6 +452,12 @@ mod tests {
             "data": {"t": {"samples": 3, "per_sample_ns": [1.0, 2.0, 3.0], "repeats": [1, 2]},
             "p": {"samples": 3, "folded": [{"stack": "a;b", "count": 1}, {"stack": "a", "count": 2}]}}});
         validate_values(&ok).unwrap();
+        // An even count's median is the mean of the middle two.
+        validate_values(
+            &json!({"data": {"t": {"samples": 4, "per_sample_ns": [4.0, 1.0, 2.0, 6.0],
+            "mean": {"point_ns": 3.25}, "median": {"point_ns": 3.0}}}}),
+        )
+        .unwrap();
         let cases = [
             // The case the issue found: every interval 1e30 around -1e30.
             (
@@ -422,6 +483,22 @@ mod tests {
             (
                 json!({"data": {"p": {"samples": 9, "folded": [{"stack": "a", "count": 2}]}}}),
                 "data.p.folded: the stacks count 2 samples, but data.p.samples = 9",
+            ),
+            // Issue 57: a count that says 49 of 50 samples, or an estimate
+            // the samples would not give.
+            (
+                json!({"data": {"t": {"samples": 2, "per_sample_ns": [1.0, 2.0, 3.0]}}}),
+                "data.t.samples = 2, but data.t.per_sample_ns holds 3 samples",
+            ),
+            (
+                json!({"data": {"t": {"samples": 3, "per_sample_ns": [1.0, 2.0, 6.0],
+                    "mean": {"point_ns": 3.0}, "median": {"point_ns": 3.0}}}}),
+                "data.t.median.point_ns = 3, but the median of data.t.per_sample_ns is 2",
+            ),
+            (
+                json!({"data": {"t": {"samples": 4, "per_sample_ns": [1.0, 2.0, 3.0, 6.0],
+                    "mean": {"point_ns": 2.5}, "median": {"point_ns": 2.5}}}}),
+                "data.t.mean.point_ns = 2.5, but the mean of data.t.per_sample_ns is 3",
             ),
             (json!({"data": {"total_bytes": 1.5}}), "a whole number"),
             (json!({"data": {"cpu_percent": 101}}), "a percentage"),
@@ -461,6 +538,15 @@ mod tests {
         assert!(e.contains("a call stack is at most 65536"), "{e}");
         // A name of 200 characters is still a name.
         validate_values(&json!({"provenance": {"machine": {"cpu": "x".repeat(200)}}})).unwrap();
+        // A machine id too long is named where it is given, not where a
+        // verdict repeats it (`analysis` sorts first).
+        let id = "x".repeat(5_000);
+        let e = error(json!({"analysis": {"verdicts": [{"machine": id}]},
+            "provenance": {"machine": {"id": id}}}));
+        assert!(
+            e.contains("provenance.machine.id is longer than 200 characters"),
+            "{e}"
+        );
     }
 
     #[test]

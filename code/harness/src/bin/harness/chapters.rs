@@ -27,33 +27,15 @@ pub(crate) fn binary(chapter: &ChapterInfo) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The headline estimates and verdicts of one results file, read from its
-/// stored analysis: no chapter binary runs. A file judged by other page
-/// code (or not at all: schema 2) is judged again by its chapter's binary
-/// (`<chapter> judge FILE`), without writing.
+/// The headline estimates and verdicts of one results file, as its
+/// chapter's binary gives them (`<chapter> headline FILE`): the file judged
+/// again from its data, and refused when its stored analysis, judged by
+/// today's page code, is not what the data gives (`page::current_analysis`).
+/// Nothing is written.
 pub(crate) fn headline(info: &ChapterInfo, file: &Path) -> Result<Headline> {
-    let analysis = match stored_analysis(info, file)? {
-        Some(a) => a,
-        None => judged(info, file)?,
-    };
-    Headline::of(&analysis).with_context(|| format!("the analysis of {}", file.display()))
-}
-
-/// The analysis stored in `file` when today's page code judged it.
-pub(crate) fn stored_analysis(info: &ChapterInfo, file: &Path) -> Result<Option<Analysis>> {
-    let text = harness_core::results::read_limited(file)?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", file.display()))?;
-    let Some(stored) = value.get("analysis") else {
-        return Ok(None);
-    };
-    let stored: Analysis = serde_json::from_value(stored.clone())
-        .with_context(|| format!("{}: at `analysis`", file.display()))?;
-    stored
-        .validate()
-        .with_context(|| format!("{}: its analysis is not sound", file.display()))?;
-    let now = harness_core::results::fingerprint::judged_by(&harness_core::code_dir(), &info.name)?;
-    Ok((stored.judged_by == now).then_some(stored))
+    let out = chapter_says(info, "headline", file)?;
+    serde_json::from_slice(&out)
+        .with_context(|| format!("{}: headline output is not JSON", file.display()))
 }
 
 /// What the chapter's binary judges `file` to be now (nothing written).

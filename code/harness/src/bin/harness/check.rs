@@ -125,6 +125,40 @@ pub fn check_links(book: &Path) -> Result<Vec<String>> {
     Ok(problems)
 }
 
+/// A broken link to `<name>.html` where `src/<name>.md` is still there but
+/// the registry lists no chapter `<name>`: the chapter was dropped from the
+/// registry (so SUMMARY.md no longer builds its page) while pages link to
+/// it. The problem is given again naming the registry and the way out.
+pub fn explain_unregistered(
+    problem: &str,
+    src: &Path,
+    chapters: &[harness_core::registry::ChapterInfo],
+    registry: &Path,
+) -> String {
+    let Some((_, link)) = problem.split_once(": broken link ") else {
+        return problem.to_string();
+    };
+    let file = link.split(['#', '?']).next().unwrap_or("");
+    let Some(name) = Path::new(file)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".html"))
+    else {
+        return problem.to_string();
+    };
+    let page = src.join(format!("{name}.md"));
+    if !page.is_file() || chapters.iter().any(|c| c.name == name) {
+        return problem.to_string();
+    }
+    format!(
+        "{problem}: {} is a chapter's page, but the chapter registry {} has no [[chapter]] \
+         entry named {name:?}, so the book no longer builds it; put the entry back (name = \
+         \"{name}\"), or remove the chapter's page and every link to it",
+        page.display(),
+        registry.display()
+    )
+}
+
 fn collect_html(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
@@ -470,6 +504,35 @@ mod tests {
         assert!(p
             .iter()
             .any(|m| m.contains("a.html#nope names a missing anchor")));
+    }
+
+    #[test]
+    fn a_link_to_a_chapter_the_registry_dropped_names_the_registry() {
+        let src = tempfile::tempdir().unwrap();
+        fs::write(src.path().join("mutex-swap.md"), "# Mutex swap\n").unwrap();
+        let registry = Path::new("code/chapters.toml");
+        let problem = "book/fan-in.html: broken link mutex-swap.html#claim-fan-4";
+        let said = explain_unregistered(problem, src.path(), &[], registry);
+        assert!(said.starts_with(problem), "{said}");
+        assert!(
+            said.contains("code/chapters.toml has no [[chapter]] entry named \"mutex-swap\""),
+            "{said}"
+        );
+        // A chapter the registry lists, or a page that is no chapter's, is
+        // left as it was.
+        let listed = harness_core::registry::ChapterInfo {
+            name: "mutex-swap".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            explain_unregistered(problem, src.path(), &[listed], registry),
+            problem
+        );
+        let other = "book/a.html: broken link gone.html";
+        assert_eq!(
+            explain_unregistered(other, src.path(), &[], registry),
+            other
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod compare;
 mod import;
 mod measure;
 mod new_chapter;
+mod scratch;
 mod status;
 mod sync;
 
@@ -158,6 +159,11 @@ enum Cmd {
         /// Another machine's results instead of this one's.
         #[arg(long)]
         machine: Option<String>,
+        /// The profile of the run to report: `smoke` reads the folder smoke
+        /// runs are written to (never the committed results), as `measure
+        /// --profile smoke` wrote it.
+        #[arg(long, default_value = "quick")]
+        profile: Profile,
     },
     /// Check the built book: pages present, exhibits rendered, no errors, includes resolve.
     CheckBook {
@@ -236,7 +242,11 @@ fn main() -> ExitCode {
             }),
         Cmd::Export { book } => book::export(&store, &book),
         Cmd::CheckBook { book, src } => book::check_book(&book, &src),
-        Cmd::Report { chapters, machine } => book::report(&store, &chapters, machine.as_deref()),
+        Cmd::Report {
+            chapters,
+            machine,
+            profile,
+        } => book::report(&store.for_profile(profile), &chapters, machine.as_deref()),
         Cmd::Compare {
             a,
             b,

@@ -86,7 +86,12 @@ pub(crate) fn measure(
             profile,
             step_timeout
         );
+        // The chapter's temporary files in a folder of their own, tidied
+        // when it ends (and, if this process is interrupted, by the next
+        // run): criterion's log only if it holds text, no callgrind folders.
+        let temp = crate::scratch::RunTemp::new(&std::env::temp_dir(), &chapter.name)?;
         let mut command = Command::new(&bin);
+        command.env("TMPDIR", temp.path());
         command.env(
             harness_measure::process::PARENT_ENV,
             std::process::id().to_string(),

@@ -255,6 +255,9 @@ fn check_name(name: &str) -> Result<()> {
              starting with a letter (it names the crate, the binary, the results folder and the page)"
         );
     }
+    if let Some(why) = harness_core::registry::reserved(name) {
+        bail!("{why}");
+    }
     if NOT_CHAPTERS.contains(&name) || name.starts_with("harness") {
         bail!("chapter name {name:?} is taken by a folder of code/ that is not a chapter");
     }
