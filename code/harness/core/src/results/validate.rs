@@ -279,7 +279,7 @@ fn shape(map: &Map<String, Value>, path: &str) -> Result<()> {
                 else {
                     continue;
                 };
-                if !((point - given).abs() <= 1e-9 * given.abs().max(point.abs())) {
+                if (point - given).abs() > 1e-9 * given.abs().max(point.abs()) {
                     bail!(
                         "{} = {point}, but the {name} of {} is {given}: a stored estimate must \
                          be what its samples give",
