@@ -44,8 +44,9 @@ pub struct Run<D> {
     pub edited: bool,
     /// Measured on the fly with the smoke profile because no results existed.
     pub ephemeral: bool,
-    /// What judging `data` gave: stored in the file, or judged again as it
-    /// was read (`rejudged`) because other page code had judged it.
+    /// What judging `data` gives, judged again as the file was read (a
+    /// stored analysis today's page code judged must agree with it:
+    /// `page::current_analysis`).
     pub analysis: Analysis,
     /// The stored analysis was judged by other page code (or the file has
     /// none): `analysis` was judged as the file was read.
@@ -117,6 +118,26 @@ impl<D: serde::Serialize + serde::de::DeserializeOwned> Book<D> {
             runs,
             store: self.store.clone(),
         })
+    }
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Book<D> {
+    /// The runs whose verdicts count in an answer, a badge or a finding:
+    /// every machine with current results (a quick or full run whose code
+    /// has not changed since). A stale run, or a smoke run measured on the
+    /// spot, never counts beside a current one; when no run is current, all
+    /// count (the page marks them stale).
+    pub fn counted(&self) -> Result<Book<D>> {
+        let counts = |r: &Run<D>| {
+            !r.stale
+                && !r.ephemeral
+                && r.provenance.profile != harness_core::profile::Profile::Smoke
+        };
+        if self.runs.iter().any(counts) {
+            self.only(counts)
+        } else {
+            self.only(|_| true)
+        }
     }
 }
 

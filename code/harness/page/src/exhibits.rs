@@ -18,7 +18,7 @@ pub fn exhibits<C: Page>() -> Result<Vec<Exhibit<C::Data>>> {
             about: "answer first: each claim's headline verdict, linked to its verdict map",
             render: |book| {
                 Ok(vec![Block::Text(crate::render::answer(&C::verdicts(
-                    book,
+                    &book.counted()?,
                 )?))])
             },
         },

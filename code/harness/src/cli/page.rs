@@ -81,7 +81,9 @@ pub fn render_error(chapter: &str, exhibit: &str, message: &str) -> String {
 }
 
 fn findings_of<C: Page>(book: &Book<C::Data>) -> Result<Vec<harness_core::claims::Finding>> {
-    let verdicts = C::verdicts(book)?;
+    // The machines that count (`Book::counted`): a stale or smoke run
+    // never enters a finding beside a current one.
+    let verdicts = C::verdicts(&book.counted()?)?;
     let history = harness_page::releases::history::<C>(book)?;
     Ok(verdicts
         .iter()

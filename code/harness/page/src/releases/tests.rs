@@ -621,3 +621,32 @@ fn each_row_says_how_many_timings_ran_beyond_the_core_gate() {
     };
     assert_eq!(t.header, ["Release", "Profile", "**TOY-1**"]);
 }
+
+/// Issue 60: the machines that count in an answer, a badge or a finding
+/// are those with current results; a stale or smoke run never counts beside
+/// one, and when none is current, every run does (the page marks them).
+#[test]
+fn only_current_runs_count_beside_a_current_one() {
+    let mut book = crate::fixtures::book::<Toy>(3.0);
+    book.runs[0].ephemeral = false;
+    book.runs[0].provenance.profile = Profile::Quick;
+    let with = |id: &str, f: &dyn Fn(&mut crate::chapter::Run<f64>)| {
+        let mut r = book.runs[0].copy().unwrap();
+        r.provenance.machine.id = id.into();
+        f(&mut r);
+        r
+    };
+    let current = with("current", &|_| {});
+    let stale = with("stale", &|r| r.stale = true);
+    let smoke = with("smoke", &|r| r.provenance.profile = Profile::Smoke);
+    book.runs = vec![stale.copy().unwrap(), current, smoke.copy().unwrap()];
+    let ids = |b: &crate::chapter::Book<f64>| {
+        b.runs
+            .iter()
+            .map(|r| r.machine().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&book.counted().unwrap()), ["current"]);
+    book.runs = vec![stale, smoke];
+    assert_eq!(ids(&book.counted().unwrap()), ["stale", "smoke"]);
+}

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::render::blocks::Table;
-use crate::render::reader::finding_badge;
+use crate::render::reader::{claim_badge, finding_badge, OnMachine};
 use crate::render::{claim_anchor, escape, escape_markdown, table};
 use harness_core::claims::{Finding, Outcome};
 
@@ -44,7 +44,11 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
             let _ = writeln!(out, "<p class=\"cores-note\">{c}</p>\n");
         }
         let mut t = Table::new("", &["Claim", "Verdict", "Why"]).left(&[0, 1, 2]);
-        for f in rows {
+        // One row per claim: one badge across the machines that decided
+        // it, and each machine's reason, named, when there are several.
+        for id in claims_in_order(&rows) {
+            let of: Vec<&Finding> = rows.iter().copied().filter(|f| f.claim == id).collect();
+            let f = of[0];
             let mut claim = format!(
                 "[**{}**]({}.md#{}) {} ({})",
                 escape(&f.claim),
@@ -56,18 +60,34 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
             if let Some(q) = &f.reading.question {
                 let _ = write!(claim, " <em>Asked here: {}</em>", escape_markdown(q));
             }
-            let mut why = f
-                .reading
-                .direction
-                .clone()
-                .unwrap_or_else(|| escape_markdown(&f.why));
-            if f.machine_class.is_none() {
-                let _ = write!(
-                    why,
-                    " (on {})",
-                    escape(f.machine.as_deref().unwrap_or("no machine"))
-                );
-            }
+            let reason = |f: &Finding| {
+                f.reading
+                    .direction
+                    .clone()
+                    .unwrap_or_else(|| escape_markdown(&f.why))
+            };
+            let mut why = if of.len() > 1 {
+                of.iter()
+                    .map(|f| {
+                        format!(
+                            "On {}: {}",
+                            escape(f.machine.as_deref().unwrap_or("no machine")),
+                            reason(f)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("<br>")
+            } else {
+                let mut why = reason(f);
+                if f.machine_class.is_none() {
+                    let _ = write!(
+                        why,
+                        " (on {})",
+                        escape(f.machine.as_deref().unwrap_or("no machine"))
+                    );
+                }
+                why
+            };
             if let Some(r) = &f.releases {
                 let _ = write!(
                     why,
@@ -76,7 +96,8 @@ pub fn page(findings: &[Finding], titles: &[(String, String)]) -> String {
                     f.chapter
                 );
             }
-            t.push(vec![claim, finding_badge(f), why]);
+            let on: Vec<OnMachine> = of.iter().map(|f| OnMachine::of_finding(f)).collect();
+            t.push(vec![claim, claim_badge(id, &f.short, &on), why]);
         }
         out.push_str(&table(&t));
     }
@@ -158,19 +179,17 @@ pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
     out.push_str("<ul class=\"answer-verdicts\">\n");
     for (name, title) in titles {
         let ours: Vec<&Finding> = findings.iter().filter(|f| &f.chapter == name).collect();
-        let badges: Vec<String> = ours
-            .iter()
-            .map(|f| {
-                let several = ours.iter().filter(|o| o.claim == f.claim).count() > 1;
-                let on = match &f.machine {
-                    Some(m) if several => format!(" on {}", escape(m)),
-                    _ => String::new(),
-                };
+        // One badge per claim, however many machines decided it.
+        let badges: Vec<String> = claims_in_order(&ours)
+            .into_iter()
+            .map(|claim| {
+                let of: Vec<&Finding> = ours.iter().copied().filter(|f| f.claim == claim).collect();
+                let on: Vec<OnMachine> = of.iter().map(|f| OnMachine::of_finding(f)).collect();
                 format!(
-                    "<li><a href=\"{name}.html#{}\">{}</a> {}{on}</li>",
-                    claim_anchor(&f.claim),
-                    escape(&f.claim),
-                    finding_badge(f)
+                    "<li><a href=\"{name}.html#{}\">{}</a> {}</li>",
+                    claim_anchor(claim),
+                    escape(claim),
+                    claim_badge(claim, &of[0].short, &on)
                 )
             })
             .collect();
@@ -186,6 +205,17 @@ pub fn front(findings: &[Finding], titles: &[(String, String)]) -> String {
     }
     out.push_str("</ul>\n\n");
     out
+}
+
+/// The claims of `findings`, each once, in the order first met.
+fn claims_in_order<'f>(findings: &[&'f Finding]) -> Vec<&'f str> {
+    let mut claims: Vec<&str> = Vec::new();
+    for f in findings {
+        if !claims.contains(&f.claim.as_str()) {
+            claims.push(&f.claim);
+        }
+    }
+    claims
 }
 
 /// "Of 19 claims on 1 machine: 7 hold, ..." — counted, never typed.
@@ -313,7 +343,8 @@ mod tests {
             !front.contains(" on m1"),
             "one verdict per claim: no machine named"
         );
-        // A claim judged on two machines names each machine it was measured on.
+        // A verdict no machine decided follows the machine's, as a badge of
+        // its own.
         let mut twice = f.to_vec();
         let mut other = finding("b", "B-1", Outcome::NotMeasured, "not measured");
         other.machine = None;
@@ -321,12 +352,34 @@ mod tests {
         twice[2].machine = Some("<m2>".into());
         let both = super::front(&twice, &titles);
         assert!(
-            both.contains("<strong>does not hold</strong></span> on &lt;m2&gt;</li>"),
+            both.contains(
+                "<strong>does not hold</strong></span>, <span class=\"verdict unmeasured\""
+            ),
             "{both}"
         );
         assert!(
             both.contains("<strong>not measured</strong></span></li>"),
             "{both}"
+        );
+        // A claim decided on two machines (issue 60): one badge, the verdict
+        // as a count, on the front page and in the Findings table, and
+        // each machine's reason named.
+        let mut two = f.to_vec();
+        let mut on_m2 = finding("b", "B-1", Outcome::DoesNotHold, "does not hold");
+        on_m2.machine = Some("m2".into());
+        on_m2.why = "ratio 0.4×".into();
+        two.push(on_m2);
+        for md in [super::front(&two, &titles), page(&two, &titles)] {
+            assert_eq!(md.matches("data-claim=\"B-1\"").count(), 1, "{md}");
+            assert!(
+                md.contains("<strong>does not hold (on 2 of 2 machines: m1 and m2)</strong>"),
+                "{md}"
+            );
+        }
+        let table = page(&two, &titles);
+        assert!(
+            table.contains("On m1: ratio 2.0×<br>On m2: ratio 0.4×"),
+            "{table}"
         );
     }
 

@@ -28,6 +28,133 @@ pub fn badge(id: &str, short: &str, outcome: Outcome, plain: &str, number: Optio
     )
 }
 
+/// One machine's verdict on a claim, as a badge across machines reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct OnMachine<'a> {
+    /// The machine that decided it (`None`: no machine could).
+    pub machine: Option<&'a str>,
+    pub outcome: Outcome,
+    /// The verdict in plain words.
+    pub plain: &'a str,
+    /// The badge's one number on this machine.
+    pub number: Option<&'a str>,
+}
+
+impl<'a> OnMachine<'a> {
+    pub fn of_verdict(v: &'a Verdict, plain: &'a str) -> OnMachine<'a> {
+        OnMachine {
+            machine: v.machine.as_deref(),
+            outcome: v.outcome,
+            plain,
+            number: v.reading.number.as_deref(),
+        }
+    }
+
+    pub fn of_finding(f: &'a Finding) -> OnMachine<'a> {
+        OnMachine {
+            machine: f.machine.as_deref(),
+            outcome: f.outcome,
+            plain: &f.plain,
+            number: f.reading.number.as_deref(),
+        }
+    }
+}
+
+/// One badge for a claim, whatever the number of machines that decided it.
+/// On one machine, that machine's badge (`badge`). On several, the verdict
+/// as a count, and each machine's number named: "holds (on 2 of 2
+/// machines)" when they agree; "splits: holds on a; does not hold on b"
+/// (coloured as a verdict that depends) when they do not; the number once
+/// when every machine gives the same, else "1.4× on a, 8.8× on b".
+/// A verdict no machine could decide ("not measured: no arm64 results")
+/// follows as a badge of its own.
+pub fn claim_badge(id: &str, short: &str, on: &[OnMachine]) -> String {
+    let (decided, undecided): (Vec<&OnMachine>, Vec<&OnMachine>) =
+        on.iter().partition(|o| o.machine.is_some());
+    let mut badges = match decided.as_slice() {
+        [] => Vec::new(),
+        [o] => vec![badge(id, short, o.outcome, o.plain, o.number)],
+        _ => vec![across_machines(id, short, &decided)],
+    };
+    let mut said: Vec<&str> = Vec::new();
+    for o in undecided {
+        if !said.contains(&o.plain) {
+            said.push(o.plain);
+            badges.push(badge(id, short, o.outcome, o.plain, o.number));
+        }
+    }
+    badges.join(", ")
+}
+
+/// The badge of a claim decided on several machines (`claim_badge`).
+fn across_machines(id: &str, short: &str, decided: &[&OnMachine]) -> String {
+    let name = |o: &OnMachine| o.machine.unwrap_or("no machine").to_string();
+    let n = decided.len();
+    let same_plain = decided.iter().all(|o| o.plain == decided[0].plain);
+    let outcome = if decided.iter().all(|o| o.outcome == decided[0].outcome) {
+        decided[0].outcome
+    } else {
+        Outcome::Depends
+    };
+    let plain = if same_plain {
+        format!("{} (on {n} of {n} machines)", decided[0].plain)
+    } else {
+        // Machines grouped by what they say, in the order first said.
+        let mut said: Vec<(&str, Vec<String>)> = Vec::new();
+        for o in decided {
+            match said.iter_mut().find(|(p, _)| *p == o.plain) {
+                Some((_, ms)) => ms.push(name(o)),
+                None => said.push((o.plain, vec![name(o)])),
+            }
+        }
+        let parts: Vec<String> = said
+            .iter()
+            .map(|(p, ms)| format!("{p} on {}", ms.join(" and ")))
+            .collect();
+        format!("splits: {}", parts.join("; "))
+    };
+    // Each machine named once: by its number, or (when every machine gives
+    // the same number) after it, unless a split already named them.
+    let numbers: Vec<(&str, String)> = decided
+        .iter()
+        .filter_map(|o| o.number.map(|x| (x, name(o))))
+        .collect();
+    let all_names = || {
+        let names: Vec<String> = decided.iter().map(|o| name(o)).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.concat(),
+        }
+    };
+    let number = match numbers.as_slice() {
+        [] => None,
+        [(x, _), rest @ ..] if rest.iter().all(|(y, _)| y == x) && numbers.len() == n => {
+            Some(if same_plain {
+                format!("{x} on {}", all_names())
+            } else {
+                format!("{x} on each")
+            })
+        }
+        _ => Some(
+            numbers
+                .iter()
+                .map(|(x, m)| format!("{x} on {m}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    };
+    let plain = if number.is_none() && same_plain {
+        format!(
+            "{} (on {n} of {n} machines: {})",
+            decided[0].plain,
+            all_names()
+        )
+    } else {
+        plain
+    };
+    badge(id, short, outcome, &plain, number.as_deref())
+}
+
 /// A verdict's badge (see `badge`).
 pub fn verdict_badge(v: &Verdict) -> String {
     badge(
@@ -354,6 +481,73 @@ mod tests {
     fn faster_names_the_winner_whichever_way_the_ratio_points() {
         assert_eq!(faster("tokio", "std", 3.5), "std 3.50× faster than tokio");
         assert_eq!(faster("tokio", "std", 0.5), "tokio 2.00× faster than std");
+    }
+
+    fn on<'a>(m: &'a str, o: Outcome, plain: &'a str, n: &'a str) -> OnMachine<'a> {
+        OnMachine {
+            machine: Some(m),
+            outcome: o,
+            plain,
+            number: Some(n),
+        }
+    }
+
+    #[test]
+    fn one_badge_per_claim_counts_the_machines_and_names_each_number() {
+        // One machine: that machine's badge, as before.
+        let one = [on("xeon", Outcome::Holds, "holds", "1.4×")];
+        assert_eq!(
+            claim_badge("M-1", "std faster", &one),
+            badge("M-1", "std faster", Outcome::Holds, "holds", Some("1.4×"))
+        );
+        // Two that agree: the count, each number named.
+        let two = [
+            on("xeon", Outcome::Holds, "holds", "1.4×"),
+            on("epyc", Outcome::Holds, "holds", "8.8×"),
+        ];
+        let b = claim_badge("M-1", "std faster", &two);
+        assert!(
+            b.contains("<strong>holds (on 2 of 2 machines)</strong>"),
+            "{b}"
+        );
+        assert!(b.contains("1.4× on xeon, 8.8× on epyc"), "{b}");
+        assert!(b.starts_with("<span class=\"verdict holds\""), "{b}");
+        assert_eq!(b.matches("data-claim=").count(), 1, "one badge: {b}");
+        // Three, one of which disagrees: a split, coloured as depending,
+        // each machine named once with its verdict; one number when all
+        // give the same.
+        let three = [
+            on("xeon", Outcome::Holds, "holds", "2×"),
+            on("epyc", Outcome::DoesNotHold, "does not hold", "2×"),
+            on("arm", Outcome::Holds, "holds", "2×"),
+        ];
+        let b = claim_badge("M-2", "actor slower", &three);
+        assert!(
+            b.contains("<strong>splits: holds on xeon and arm; does not hold on epyc</strong>"),
+            "{b}"
+        );
+        assert!(b.starts_with("<span class=\"verdict depends\""), "{b}");
+        assert!(
+            b.contains("<span class=\"badge-number\">2× on each</span>"),
+            "{b}"
+        );
+        for m in ["xeon", "epyc", "arm"] {
+            assert_eq!(b.matches(m).count(), 1, "{m} named once: {b}");
+        }
+        // Agreeing machines with one number are named after it.
+        let same = [
+            on("xeon", Outcome::Holds, "holds", "2×"),
+            on("epyc", Outcome::Holds, "holds", "2×"),
+            on("arm", Outcome::Holds, "holds", "2×"),
+        ];
+        let b = claim_badge("M-2", "actor slower", &same);
+        assert!(b.contains("2× on xeon, epyc and arm"), "{b}");
+        // A machine id is escaped like every other string from a file.
+        let odd = [
+            on("a<b", Outcome::Holds, "holds", "1×"),
+            on("c", Outcome::Holds, "holds", "2×"),
+        ];
+        assert!(claim_badge("M-3", "x", &odd).contains("1× on a&lt;b"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::render::blocks::Table;
-use crate::render::reader::verdict_badge;
+use crate::render::reader::{claim_badge, verdict_badge, OnMachine};
 use crate::render::{escape, escape_markdown, table};
 use harness_core::claims::{Condition, Verdict};
 
@@ -71,18 +71,17 @@ pub fn answer(vs: &[Verdict]) -> String {
             ids.push(v.claim.id);
         }
     }
-    let machines: std::collections::BTreeSet<&str> =
-        vs.iter().filter_map(|v| v.machine.as_deref()).collect();
     let mut out = String::from("<ul class=\"answer-verdicts\">\n");
     for id in ids {
         let of: Vec<&Verdict> = vs.iter().filter(|v| v.claim.id == id).collect();
-        let badges: Vec<String> = of
+        // One badge however many machines decided it (`claim_badge`).
+        let plains: Vec<String> = of.iter().map(|v| v.plain()).collect();
+        let on: Vec<OnMachine> = of
             .iter()
-            .map(|v| match (&v.machine, machines.len() > 1) {
-                (Some(m), true) => format!("{} on {}", verdict_badge(v), escape(m)),
-                _ => verdict_badge(v),
-            })
+            .zip(&plains)
+            .map(|(v, p)| OnMachine::of_verdict(v, p))
             .collect();
+        let badges = [claim_badge(id, of[0].claim.short, &on)];
         // A claim another chapter asks a different question of says which
         // question this page asks, and why the answers differ.
         let asked = match (&of[0].reading.question, &of[0].reading.differs) {
