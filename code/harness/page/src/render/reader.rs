@@ -86,7 +86,9 @@ pub fn claim_badge(id: &str, short: &str, on: &[OnMachine]) -> String {
     badges.join(", ")
 }
 
-/// The badge of a claim decided on several machines (`claim_badge`).
+/// The badge of a claim decided on several machines (`claim_badge`). Each
+/// machine is named once: beside its number; after the one number every
+/// machine gives, when they agree; in the split, when they do not.
 fn across_machines(id: &str, short: &str, decided: &[&OnMachine]) -> String {
     let name = |o: &OnMachine| o.machine.unwrap_or("no machine").to_string();
     let n = decided.len();
@@ -96,61 +98,43 @@ fn across_machines(id: &str, short: &str, decided: &[&OnMachine]) -> String {
     } else {
         Outcome::Depends
     };
-    let plain = if same_plain {
-        format!("{} (on {n} of {n} machines)", decided[0].plain)
-    } else {
-        // Machines grouped by what they say, in the order first said.
-        let mut said: Vec<(&str, Vec<String>)> = Vec::new();
-        for o in decided {
-            match said.iter_mut().find(|(p, _)| *p == o.plain) {
-                Some((_, ms)) => ms.push(name(o)),
-                None => said.push((o.plain, vec![name(o)])),
-            }
-        }
-        let parts: Vec<String> = said
-            .iter()
-            .map(|(p, ms)| format!("{p} on {}", ms.join(" and ")))
-            .collect();
-        format!("splits: {}", parts.join("; "))
+    let names: Vec<String> = decided.iter().map(|o| name(o)).collect();
+    let all_names = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
     };
-    // Each machine named once: by its number, or (when every machine gives
-    // the same number) after it, unless a split already named them.
-    let numbers: Vec<(&str, String)> = decided
-        .iter()
-        .filter_map(|o| o.number.map(|x| (x, name(o))))
-        .collect();
-    let all_names = || {
-        let names: Vec<String> = decided.iter().map(|o| name(o)).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-            _ => names.concat(),
-        }
-    };
-    let number = match numbers.as_slice() {
-        [] => None,
-        [(x, _), rest @ ..] if rest.iter().all(|(y, _)| y == x) && numbers.len() == n => {
-            Some(if same_plain {
-                format!("{x} on {}", all_names())
-            } else {
-                format!("{x} on each")
-            })
-        }
+    let numbers: Vec<&str> = decided.iter().filter_map(|o| o.number).collect();
+    let one_number = numbers.len() == n && numbers.iter().all(|x| *x == numbers[0]);
+    let number = match (numbers.is_empty(), one_number, same_plain) {
+        (true, _, _) => None,
+        (_, true, true) => Some(format!("{} on {all_names}", numbers[0])),
+        (_, true, false) => Some(format!("{} on each", numbers[0])),
         _ => Some(
-            numbers
+            decided
                 .iter()
-                .map(|(x, m)| format!("{x} on {m}"))
+                .filter_map(|o| o.number.map(|x| format!("{x} on {}", name(o))))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
     };
-    let plain = if number.is_none() && same_plain {
-        format!(
-            "{} (on {n} of {n} machines: {})",
-            decided[0].plain,
-            all_names()
-        )
-    } else {
-        plain
+    let plain = match (same_plain, &number) {
+        (true, Some(_)) => format!("{} (on {n} of {n} machines)", decided[0].plain),
+        (true, None) => format!("{} (on {n} of {n} machines: {all_names})", decided[0].plain),
+        (false, _) => {
+            // Machines grouped by what they say, in the order first said.
+            let mut said: Vec<(&str, Vec<String>)> = Vec::new();
+            for o in decided {
+                match said.iter_mut().find(|(p, _)| *p == o.plain) {
+                    Some((_, ms)) => ms.push(name(o)),
+                    None => said.push((o.plain, vec![name(o)])),
+                }
+            }
+            let parts: Vec<String> = said
+                .iter()
+                .map(|(p, ms)| format!("{p} on {}", ms.join(" and ")))
+                .collect();
+            format!("splits: {}", parts.join("; "))
+        }
     };
     badge(id, short, outcome, &plain, number.as_deref())
 }
@@ -535,11 +519,11 @@ mod tests {
             assert_eq!(b.matches(m).count(), 1, "{m} named once: {b}");
         }
         // Agreeing machines with one number are named after it.
-        let same = [
-            on("xeon", Outcome::Holds, "holds", "2×"),
-            on("epyc", Outcome::Holds, "holds", "2×"),
-            on("arm", Outcome::Holds, "holds", "2×"),
-        ];
+        let same = three.map(|o| OnMachine {
+            outcome: Outcome::Holds,
+            plain: "holds",
+            ..o
+        });
         let b = claim_badge("M-2", "actor slower", &same);
         assert!(b.contains("2× on xeon, epyc and arm"), "{b}");
         // A machine id is escaped like every other string from a file.
